@@ -1,0 +1,3 @@
+//! `capture`: work in progress.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]

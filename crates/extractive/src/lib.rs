@@ -1,0 +1,3 @@
+//! `extractive`: work in progress (see the crate description).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]

@@ -1,0 +1,3 @@
+//! `mutator-eval`: work in progress (see the crate description).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]

@@ -1,0 +1,31 @@
+//! `profile-types`: the serde types of every result the capkit workspace returns.
+//!
+//! Each type serialises to exactly the JSON its upstream reference produces, key order included,
+//! so a profile written by capkit can be diffed against one written by the upstream tool:
+//!
+//! * [`CaptureProfile`]: the classifier capture profile (upstream: mixle's `capture_profile`).
+//! * [`ExtractiveProfile`] and [`SchemaCheck`]: the extractive profile and its schema check
+//!   (upstream: mixle's `extractive_capture_profile` / `validate_extraction_schema`).
+//!
+//! [`value`] holds the Python value semantics those results are defined in terms of: how a label
+//! prints (`str()`), when two values are equal (`==`) and which values are "falsy". They live here
+//! because every crate that compares results needs the same rule, and this crate is the one they all
+//! share.
+//!
+//! This crate owns no behaviour beyond (de)serialisation and those value rules; it must never depend
+//! on another capkit crate.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod capture;
+mod extractive;
+pub mod value;
+
+pub use capture::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
+pub use extractive::{ExtractiveProfile, F1Pair, SchemaCheck, SchemaValidity};
+
+/// A model output: a classifier label or an extractor record, as a JSON value.
+///
+/// Objects keep their key insertion order (serde_json's `preserve_order`), which the upstream
+/// comparison rules depend on (see [`value::py_str`]).
+pub type Label = serde_json::Value;

@@ -1,0 +1,3 @@
+//! `suite-core`: work in progress.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]

@@ -1,0 +1,213 @@
+//! Workspace automation for capkit (`cargo xtask <command>`).
+//!
+//! * `check-goldens`: run every golden test in the workspace and name each golden that changed.
+//! * `bless-goldens`: accept the current output of every insta snapshot golden.
+//! * `golden-selftest`: perturb one stored snapshot and prove `check-goldens` catches it.
+//! * `ci`: everything `.ci/run` runs, in the same order.
+//!
+//! A golden test is any test whose name contains `golden` (the libtest filter `golden` selects
+//! exactly them). It either compares against an upstream conformance fixture copied into the
+//! crate's `tests/` or asserts an insta snapshot stored under `tests/snapshots/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str = "usage: cargo xtask <check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | ci>";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("xtask: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<()> {
+    let root = workspace_root()?;
+    std::env::set_current_dir(&root).context("entering the workspace root")?;
+    match args.first().map(String::as_str) {
+        Some("check-goldens") => check_goldens(&packages(&args[1..])?),
+        Some("bless-goldens") => bless_goldens(),
+        Some("golden-selftest") => golden_selftest(),
+        Some("ci") => ci(),
+        _ => bail!("{USAGE}"),
+    }
+}
+
+fn packages(args: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-p" | "--package" => out.push(it.next().context("-p needs a package name")?.clone()),
+            other => bail!("unexpected argument `{other}`\n{USAGE}"),
+        }
+    }
+    Ok(out)
+}
+
+fn workspace_root() -> Result<PathBuf> {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .parent()
+        .map(Path::to_path_buf)
+        .context("xtask must live one level below the workspace root")
+}
+
+/// Every `*.snap.new` file below `crates/` (insta's pending snapshots).
+fn pending_snapshots() -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut stack = vec![PathBuf::from("crates")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "target") {
+                    stack.push(path);
+                }
+            } else if path.to_string_lossy().ends_with(".snap.new") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The outcome of one run of the golden tests.
+struct GoldenRun {
+    failed_tests: Vec<String>,
+    changed_snapshots: Vec<PathBuf>,
+    success: bool,
+}
+
+fn run_goldens(pkgs: &[String], insta_update: &str) -> Result<GoldenRun> {
+    for stale in pending_snapshots()? {
+        std::fs::remove_file(&stale).with_context(|| format!("removing {}", stale.display()))?;
+    }
+    let mut cmd = Command::new(cargo());
+    cmd.args(["test", "--no-fail-fast"]);
+    if pkgs.is_empty() {
+        cmd.arg("--workspace");
+    }
+    for p in pkgs {
+        cmd.args(["-p", p]);
+    }
+    cmd.args(["--", "golden"])
+        .env("INSTA_UPDATE", insta_update)
+        .env_remove("INSTA_FORCE_PASS")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let output = cmd.output().context("running cargo test")?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    print!("{stdout}");
+    let mut failed_tests: Vec<String> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED"))
+        .map(str::to_owned)
+        .collect();
+    failed_tests.sort();
+    failed_tests.dedup();
+    let ran_any = stdout.lines().any(|l| l.starts_with("test ") && l.contains(" ... "));
+    if !ran_any {
+        bail!("no golden test ran: every golden test's name must contain `golden`");
+    }
+    Ok(GoldenRun {
+        failed_tests,
+        changed_snapshots: if insta_update == "new" { pending_snapshots()? } else { Vec::new() },
+        success: output.status.success(),
+    })
+}
+
+fn check_goldens(pkgs: &[String]) -> Result<()> {
+    let run = run_goldens(pkgs, "new")?;
+    if run.success && run.changed_snapshots.is_empty() {
+        println!("xtask: every golden matches");
+        return Ok(());
+    }
+    eprintln!("xtask: goldens that changed:");
+    for t in &run.failed_tests {
+        eprintln!("  test {t}");
+    }
+    for s in &run.changed_snapshots {
+        eprintln!("  snapshot {} (new output in {})", s.display().to_string().trim_end_matches(".new"), s.display());
+    }
+    bail!(
+        "{} golden test(s) failed, {} snapshot(s) changed; inspect the diff, then fix the code or run `cargo xtask bless-goldens`",
+        run.failed_tests.len(),
+        run.changed_snapshots.len()
+    )
+}
+
+fn bless_goldens() -> Result<()> {
+    let run = run_goldens(&[], "always")?;
+    if !run.success {
+        bail!(
+            "tests still failing after blessing snapshots (conformance fixtures are upstream data and cannot be blessed): {}",
+            run.failed_tests.join(", ")
+        );
+    }
+    println!("xtask: snapshots accepted; review `git diff -- '*.snap'` before committing");
+    Ok(())
+}
+
+/// The snapshot the self-test perturbs: a classifier golden.
+const SELFTEST_SNAPSHOT: &str = "crates/capture/tests/snapshots/conformance__golden_scenario_01.snap";
+
+fn golden_selftest() -> Result<()> {
+    let path = PathBuf::from(SELFTEST_SNAPSHOT);
+    let original = std::fs::read_to_string(&path).with_context(|| format!("reading {SELFTEST_SNAPSHOT}"))?;
+    let perturbed = original.replacen("\"clean_agreement\": 0.7", "\"clean_agreement\": 0.71", 1);
+    if perturbed == original {
+        bail!("{SELFTEST_SNAPSHOT} no longer holds `\"clean_agreement\": 0.7`; update the self-test");
+    }
+    std::fs::write(&path, perturbed).with_context(|| format!("writing {SELFTEST_SNAPSHOT}"))?;
+    let result = run_goldens(&["capture".to_owned()], "new");
+    // Restore before looking at the result, whatever it is.
+    std::fs::write(&path, &original).with_context(|| format!("restoring {SELFTEST_SNAPSHOT}"))?;
+    for stale in pending_snapshots()? {
+        std::fs::remove_file(&stale)?;
+    }
+    let run = result?;
+    let named = run.failed_tests.iter().any(|t| t.contains("golden_scenario_01"))
+        && run.changed_snapshots.iter().any(|s| s.to_string_lossy().contains("golden_scenario_01"));
+    if run.success || !named {
+        bail!("check-goldens did not catch a perturbed {SELFTEST_SNAPSHOT}");
+    }
+    println!("xtask: golden self-test ok: a perturbed snapshot fails check-goldens and is named");
+    Ok(())
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+fn step(name: &str, args: &[&str]) -> Result<()> {
+    println!("xtask ci: {name}: cargo {}", args.join(" "));
+    let status = Command::new(cargo())
+        .args(args)
+        .status()
+        .with_context(|| format!("starting `cargo {}`", args.join(" ")))?;
+    if !status.success() {
+        bail!("{name} failed: `cargo {}`", args.join(" "));
+    }
+    Ok(())
+}
+
+fn ci() -> Result<()> {
+    step("format", &["fmt", "--all", "--", "--check"])?;
+    step("lint", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    // The README's test command.
+    step("tests", &["test", "--workspace"])?;
+    println!("xtask ci: goldens");
+    check_goldens(&[])?;
+    golden_selftest()?;
+    step("dependency policy", &["deny", "check", "licenses", "bans", "sources"])?;
+    println!("xtask ci: all green");
+    Ok(())
+}
