@@ -1,14 +1,45 @@
 //! `capkit`: the command-line front end of the capkit workspace.
+//!
+//! Each subcommand group lives in its own module: `typo` (typo task corpora), `mutator`
+//! (mutator evaluation). Exit codes: 0 ok, 1 refused or failed (one-line error on stderr), 2 usage.
 #![forbid(unsafe_code)]
 
-use clap::Parser;
+mod mutator;
+mod typo;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
 
 /// capkit: capability profiles, typo task corpora and mutator evaluation.
 #[derive(Debug, Parser)]
 #[command(name = "capkit", version, about)]
-struct Cli {}
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-fn main() -> anyhow::Result<()> {
-    let _cli = Cli::parse();
-    Ok(())
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Typo generators as learnable tasks: emit corpora, score predictions, list tasks.
+    Typo(typo::Args),
+    /// Evaluate LLM mutators over a dataset of cases.
+    Mutator(mutator::Args),
+}
+
+fn main() -> ExitCode {
+    // clap exits with code 2 on usage errors by itself.
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Typo(args) => typo::run(args),
+        Command::Mutator(args) => mutator::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            // One line: the error and its causes, joined.
+            eprintln!("capkit: {err:#}");
+            ExitCode::from(1)
+        }
+    }
 }
