@@ -1,3 +1,69 @@
-//! `typo-tasks`: work in progress (see the crate description).
+//! `typo-tasks`: deterministic typo generators as exact, learnable tasks.
+//!
+//! Each of the 22 tasks (a port of urlinsane's `pkg/typo` generators as wrapped by its `aitypo`
+//! harness) is a total, deterministic map from one name to the *set* of names it derives:
+//! [`Task::expect`] is the oracle a model's answer is scored against. Nothing is normalised,
+//! trimmed or case-folded; the whole input (dots, TLD and all) is one string, indexed by code
+//! point, except `bf`, which works on the UTF-8 bytes and may produce invalid UTF-8 (hence
+//! [`Variant`]).
+//!
+//! # Rule tasks and table tasks
+//!
+//! [`Needs`] says what a task needs besides the name, which is what decides whether it can be
+//! *learned* from examples or only *memorised*:
+//!
+//! * **Rules** (`Needs::Nothing`): `co cs cr hi ho di do dhs tos bf`. Pure character rules;
+//!   always registered.
+//! * **Language tables** (`Needs::Language`): `gi gr` (graphemes), `vs` (vowels), `hr`
+//!   (homoglyphs), `hs` (homophones), `cm` (misspellings), `cns ons` (numerals), and `sp`, whose
+//!   English inflection tables are compiled in, so it is always registered.
+//! * **Keyboard tables** (`Needs::Keyboard`): `acs aci rar`, over a [`Keyboard`] layout.
+//!
+//! A [`Registry`] built from a [`Data`] holds the tasks that data supports: a table task whose
+//! table is empty is *deregistered*, never registered as a task that answers nothing.
+//!
+//! # Where the shipped English data came from
+//!
+//! [`Data::english`] embeds tables that may ship under the project licence (details, versions
+//! and the conversion scripts are in `data/README.md` beside them):
+//!
+//! * vowels, graphemes (`a`–`z`), numerals (cardinal and ordinal words, digit-keyed) and the
+//!   keyboard layouts: facts written for this crate.
+//! * homoglyphs: Unicode's confusables (via PyPI `confusable-homoglyphs` 3.3.1, MIT; the data is
+//!   under the Unicode licence), restricted to single-code-point look-alikes of ASCII letters,
+//!   digits, `-` and `.`.
+//! * homophones: derived from the CMU Pronouncing Dictionary (npm `cmu-pronouncing-dictionary`
+//!   3.0.0, ISC; the dictionary is BSD-licensed) by grouping common words that are pronounced
+//!   identically.
+//! * misspellings: a small list of common English misspellings curated for this crate.
+//! * `sp`'s inflection rules: `data/pluralize_rules.json`, the rule tables of go-pluralize /
+//!   pluralize.js (MIT), as data.
+//!
+//! Upstream's own English lists are GPL and are used only as test fixtures for conformance.
+//!
+//! ```
+//! use typo_tasks::{Data, Registry};
+//! let registry = Registry::new(&Data::english());
+//! let hi = registry.get("hi").unwrap();
+//! let got: Vec<String> = hi.expect("ab").iter().map(ToString::to_string).collect();
+//! assert_eq!(got, ["-ab", "a-b", "ab-"]);
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+mod data;
+mod error;
+mod generate;
+mod keyboard;
+mod needs;
+mod registry;
+mod task;
+mod variant;
+
+pub use data::{Data, FIELDS};
+pub use error::Error;
+pub use keyboard::Keyboard;
+pub use needs::Needs;
+pub use registry::{Registry, Unregistered};
+pub use task::{CATALOG, Table, Task, TaskInfo, task_info};
+pub use variant::Variant;

@@ -1,0 +1,50 @@
+//! The 22 generators, one module per family, and the oracle's normalisation.
+//!
+//! Generators push raw candidates (duplicates, `""` and the input allowed) into a `Vec`; the
+//! oracle then sorts, deduplicates and drops `""` and the input once ([`finish`]). That is the
+//! same set upstream's ordered collector `U` followed by `Task.Expect` yields, because `U` only
+//! ever filters; the one generator whose dedup changes *what* is generated (the numeral walk)
+//! keeps its own `seen` set.
+
+pub(crate) mod inflect;
+pub(crate) mod keys;
+pub(crate) mod rules;
+pub(crate) mod tables;
+
+use crate::Variant;
+
+/// Sorts bytewise, dedups, drops `""` and `input`, and wraps.
+pub(crate) fn finish(mut candidates: Vec<String>, input: &str) -> Vec<Variant> {
+    candidates.sort_unstable();
+    candidates.dedup();
+    candidates
+        .into_iter()
+        .filter(|c| !c.is_empty() && c != input)
+        .map(Variant::from)
+        .collect()
+}
+
+/// [`finish`] for byte-level candidates (`bf`).
+pub(crate) fn finish_bytes(mut candidates: Vec<Variant>, input: &str) -> Vec<Variant> {
+    candidates.sort_unstable();
+    candidates.dedup();
+    candidates.retain(|c| !c.is_empty() && c.as_bytes() != input.as_bytes());
+    candidates
+}
+
+/// Byte offsets of every char boundary of `t`, both ends included: `n + 1` entries for `n`
+/// chars. Candidates are built by slicing `t` at these offsets, never by collecting `Vec<char>`.
+pub(crate) fn boundaries(t: &str) -> Vec<usize> {
+    let mut b: Vec<usize> = t.char_indices().map(|(i, _)| i).collect();
+    b.push(t.len());
+    b
+}
+
+/// `a + b + c` in one allocation.
+pub(crate) fn concat3(a: &str, b: &str, c: &str) -> String {
+    let mut s = String::with_capacity(a.len() + b.len() + c.len());
+    s.push_str(a);
+    s.push_str(b);
+    s.push_str(c);
+    s
+}

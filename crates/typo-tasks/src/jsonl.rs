@@ -1,0 +1,404 @@
+//! JSONL corpora that never lie: the bytes upstream's Go `WriteJSONL` writes, and a reader whose
+//! errors name the line.
+//!
+//! Writing is byte-identical to Go `encoding/json` (HTML escaping on, `\u2028`/`\u2029`
+//! escaped, field order `task, input, expect, split, source`, `null` for a nil set), so a corpus
+//! hashes the same whichever implementation built it. A corpus that cannot round-trip (a `bf`
+//! variant that is not UTF-8) is refused before a single byte is written.
+
+use std::fmt;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use crate::{Example, HarnessError, Variant};
+
+/// The longest JSONL line [`JsonlReader`] accepts, newline included: 8 MiB, as upstream.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+
+/// True when every member of the example's expected set is valid UTF-8 (the string fields are
+/// UTF-8 by construction), so the example survives a JSONL round trip.
+pub fn representable(example: &Example) -> bool {
+    example.expect_set().iter().all(|v| v.as_str().is_some())
+}
+
+/// `Ok` when [`representable`]; otherwise the refusal naming the task and input.
+pub fn check_representable(example: &Example) -> Result<(), HarnessError> {
+    if representable(example) {
+        Ok(())
+    } else {
+        Err(HarnessError::NotRepresentable {
+            task: example.task.clone(),
+            input: example.input.clone(),
+        })
+    }
+}
+
+/// Appends one JSONL line (the object and its `\n`) for `example` to `out`, or refuses an
+/// unrepresentable example, leaving `out` untouched.
+///
+/// ```
+/// use typo_tasks::{Example, encode_example};
+/// let e = Example { task: "co".into(), input: "a&b".into(), ..Example::default() };
+/// let mut out = Vec::new();
+/// encode_example(&e, &mut out).unwrap();
+/// assert_eq!(out, b"{\"task\":\"co\",\"input\":\"a\\u0026b\",\"expect\":null}\n");
+/// ```
+pub fn encode_example(example: &Example, out: &mut Vec<u8>) -> Result<(), HarnessError> {
+    check_representable(example)?;
+    encode_checked(example, out);
+    Ok(())
+}
+
+/// Encodes an example already known to be representable.
+fn encode_checked(e: &Example, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"task\":");
+    push_json_str(out, &e.task);
+    out.extend_from_slice(b",\"input\":");
+    push_json_str(out, &e.input);
+    out.extend_from_slice(b",\"expect\":");
+    match &e.expect {
+        None => out.extend_from_slice(b"null"),
+        Some(set) => {
+            out.push(b'[');
+            for (i, v) in set.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                // Checked by the caller; a non-UTF-8 member cannot reach here.
+                push_json_str(out, v.as_str().unwrap_or_default());
+            }
+            out.push(b']');
+        }
+    }
+    if !e.split.is_empty() {
+        out.extend_from_slice(b",\"split\":");
+        push_json_str(out, &e.split);
+    }
+    if !e.source.is_empty() {
+        out.extend_from_slice(b",\"source\":");
+        push_json_str(out, &e.source);
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// Writes `examples` as JSONL, one object per line. Every example is checked first: at the
+/// first unrepresentable one the result is [`HarnessError::NotRepresentable`] and nothing has
+/// been written.
+pub fn write_jsonl<W: Write>(w: W, examples: &[Example]) -> Result<(), HarnessError> {
+    for e in examples {
+        check_representable(e)?;
+    }
+    let mut w = BufWriter::new(w);
+    let mut line = Vec::with_capacity(1024);
+    for e in examples {
+        line.clear();
+        encode_checked(e, &mut line);
+        w.write_all(&line).map_err(|source| HarnessError::Write {
+            task: e.task.clone(),
+            input: e.input.clone(),
+            source,
+        })?;
+    }
+    w.flush().map_err(|source| HarnessError::Write {
+        task: examples.last().map(|e| e.task.clone()).unwrap_or_default(),
+        input: examples.last().map(|e| e.input.clone()).unwrap_or_default(),
+        source,
+    })
+}
+
+/// Bytes Go's encoder escapes in a string (with HTML escaping on): controls, `"`, `\`, `<`,
+/// `>`, `&`.
+const fn escape_table() -> [bool; 128] {
+    let mut t = [false; 128];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[b'<' as usize] = true;
+    t[b'>' as usize] = true;
+    t[b'&' as usize] = true;
+    t
+}
+const ESCAPE: [bool; 128] = escape_table();
+
+/// Appends `s` as a JSON string literal, escaped exactly as Go's `encoding/json` does.
+pub fn push_json_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    out.push(b'"');
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            if ESCAPE[b as usize] {
+                out.extend_from_slice(&bytes[start..i]);
+                match b {
+                    b'"' => out.extend_from_slice(b"\\\""),
+                    b'\\' => out.extend_from_slice(b"\\\\"),
+                    b'\n' => out.extend_from_slice(b"\\n"),
+                    b'\r' => out.extend_from_slice(b"\\r"),
+                    b'\t' => out.extend_from_slice(b"\\t"),
+                    0x08 => out.extend_from_slice(b"\\b"),
+                    0x0c => out.extend_from_slice(b"\\f"),
+                    _ => {
+                        out.extend_from_slice(b"\\u00");
+                        out.push(HEX[(b >> 4) as usize]);
+                        out.push(HEX[(b & 0xf) as usize]);
+                    }
+                }
+                start = i + 1;
+            }
+            i += 1;
+        } else if b == 0xE2
+            && i + 2 < bytes.len()
+            && bytes[i + 1] == 0x80
+            && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9)
+        {
+            // U+2028 and U+2029: valid JSON raw, but Go escapes them for JavaScript's sake.
+            out.extend_from_slice(&bytes[start..i]);
+            out.extend_from_slice(if bytes[i + 2] == 0xA8 {
+                b"\\u2028"
+            } else {
+                b"\\u2029"
+            });
+            i += 3;
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Reads a whole JSONL corpus. See [`JsonlReader`] for the line rules.
+pub fn read_jsonl<R: Read>(r: R) -> Result<Vec<Example>, HarnessError> {
+    JsonlReader::new(BufReader::new(r))
+        .map(|item| item.map(|(_, e)| e))
+        .collect()
+}
+
+/// A streaming JSONL reader yielding `(line number, example)`.
+///
+/// Lines are split on `\n`; a trailing `\r` and surrounding whitespace are dropped. Line numbers
+/// count every physical line from 1, blank ones included, and blank lines are skipped. Keys
+/// match case-insensitively (`TASK` fills `task`), the last repeat wins, unknown keys are
+/// ignored, and `"expect":null` gives `None`: Go's decoder rules.
+pub struct JsonlReader<R> {
+    reader: R,
+    line: usize,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl<R: BufRead> JsonlReader<R> {
+    /// Wraps a buffered reader.
+    pub fn new(reader: R) -> Self {
+        JsonlReader {
+            reader,
+            line: 0,
+            buf: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// Reads the next physical line into `buf`; `Ok(false)` at end of input.
+    fn next_line(&mut self) -> Result<bool, HarnessError> {
+        self.buf.clear();
+        let mut limited = (&mut self.reader).take(MAX_LINE_BYTES as u64);
+        let n = limited
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|source| HarnessError::Read { source })?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.line += 1;
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+        } else if n == MAX_LINE_BYTES {
+            return Err(HarnessError::LineTooLong { line: self.line });
+        }
+        Ok(true)
+    }
+}
+
+impl<R: BufRead> Iterator for JsonlReader<R> {
+    type Item = Result<(usize, Example), HarnessError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            match self.next_line() {
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+                Ok(false) => self.done = true,
+                Ok(true) => {
+                    let line = trim_line(&self.buf);
+                    if line.is_empty() {
+                        continue;
+                    }
+                    let parsed = parse_line(line, self.line);
+                    if parsed.is_err() {
+                        self.done = true;
+                    }
+                    return Some(parsed.map(|e| (self.line, e)));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Drops a trailing `\r` and surrounding whitespace (Unicode whitespace when the line is UTF-8).
+fn trim_line(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    match std::str::from_utf8(line) {
+        Ok(s) => s.trim().as_bytes(),
+        Err(_) => line.trim_ascii(),
+    }
+}
+
+/// Parses one trimmed, non-blank line as an example.
+pub fn parse_line(line: &[u8], line_no: usize) -> Result<Example, HarnessError> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let example = Example::deserialize(&mut de).and_then(|e| de.end().map(|()| e));
+    example.map_err(|e| HarnessError::Json {
+        line: line_no,
+        column: e.column(),
+        message: strip_position(&e.to_string()).to_owned(),
+    })
+}
+
+/// serde_json appends " at line L column C"; each JSONL line is its own document, so the line is
+/// always 1 and the caller reports the physical line and column instead.
+fn strip_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(at) if message[at..].contains(" column ") => &message[..at],
+        _ => message,
+    }
+}
+
+/// The example fields, matched the way Go's decoder matches struct fields: case-insensitively
+/// (with the Kelvin sign and long s folding to `k` and `s`).
+#[derive(Clone, Copy)]
+enum Field {
+    Task,
+    Input,
+    Expect,
+    Split,
+    Source,
+    Other,
+}
+
+impl Field {
+    fn from_key(key: &str) -> Field {
+        let folded: String = key
+            .chars()
+            .map(|c| match c {
+                '\u{212A}' => 'k',
+                '\u{17F}' => 's',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect();
+        match folded.as_str() {
+            "task" => Field::Task,
+            "input" => Field::Input,
+            "expect" => Field::Expect,
+            "split" => Field::Split,
+            "source" => Field::Source,
+            _ => Field::Other,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Field::Task => "task",
+            Field::Input => "input",
+            Field::Expect => "expect",
+            Field::Split => "split",
+            Field::Source => "source",
+            Field::Other => "",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct FieldVisitor;
+        impl Visitor<'_> for FieldVisitor {
+            type Value = Field;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
+                Ok(Field::from_key(v))
+            }
+        }
+        d.deserialize_identifier(FieldVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for Example {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ExampleVisitor)
+    }
+}
+
+struct ExampleVisitor;
+
+impl<'de> Visitor<'de> for ExampleVisitor {
+    type Value = Example;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object with task, input, expect, split and source")
+    }
+
+    /// A `null` line decodes to an empty example, as in Go.
+    fn visit_unit<E: de::Error>(self) -> Result<Example, E> {
+        Ok(Example::default())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Example, A::Error> {
+        let mut e = Example::default();
+        while let Some(field) = map.next_key::<Field>()? {
+            let named = |err: A::Error| {
+                de::Error::custom(format_args!(
+                    "field \"{}\": {}",
+                    field.name(),
+                    strip_position(&err.to_string())
+                ))
+            };
+            let slot = match field {
+                Field::Task => &mut e.task,
+                Field::Input => &mut e.input,
+                Field::Split => &mut e.split,
+                Field::Source => &mut e.source,
+                Field::Expect => {
+                    let set: Option<Vec<Option<String>>> = map.next_value().map_err(named)?;
+                    e.expect = set.map(|members| {
+                        members
+                            .into_iter()
+                            .map(|m| Variant::from(m.unwrap_or_default()))
+                            .collect()
+                    });
+                    continue;
+                }
+                Field::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            // Go leaves a string field unchanged when it is given `null`.
+            if let Some(value) = map.next_value::<Option<String>>().map_err(named)? {
+                *slot = value;
+            }
+        }
+        Ok(e)
+    }
+}
