@@ -60,6 +60,17 @@ mod registry;
 mod task;
 mod variant;
 
+// The learnable-data harness (issue 5): corpora, splits, JSONL, scoring.
+mod emit;
+mod example;
+mod harness_error;
+mod jsonl;
+mod quote;
+mod score;
+mod select;
+mod split;
+mod stats;
+
 pub use data::{Data, FIELDS};
 pub use error::Error;
 pub use keyboard::Keyboard;
@@ -67,3 +78,17 @@ pub use needs::Needs;
 pub use registry::{Registry, Unregistered};
 pub use task::{CATALOG, Table, Task, TaskInfo, task_info};
 pub use variant::Variant;
+
+pub use emit::{emit, emit_input, emit_with_empty};
+pub use example::{Example, filter};
+pub use harness_error::HarnessError;
+pub use jsonl::{
+    JsonlReader, MAX_LINE_BYTES, check_representable, encode_example, parse_line, push_json_str,
+    read_jsonl, representable, write_jsonl,
+};
+pub use score::{ScoreResult, Summarizer, Summary, Tally, score, score_against, summarize};
+pub use select::select;
+pub use split::{
+    DEFAULT_RATIO, Ratio, Splitter, TEST, TRAIN, VAL, assign, leakage, split_hash, split_position,
+};
+pub use stats::{Fingerprint, FingerprintWriter, Stats, StatsBuilder, describe};
