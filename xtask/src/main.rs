@@ -14,7 +14,8 @@ use std::process::{Command, ExitCode, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | ci>";
+const USAGE: &str =
+    "usage: cargo xtask <check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | ci>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -64,7 +65,9 @@ fn pending_snapshots() -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut stack = vec![PathBuf::from("crates")];
     while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+        for entry in
+            std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?
+        {
             let path = entry?.path();
             if path.is_dir() {
                 if path.file_name().is_some_and(|n| n != "target") {
@@ -113,13 +116,19 @@ fn run_goldens(pkgs: &[String], insta_update: &str) -> Result<GoldenRun> {
         .collect();
     failed_tests.sort();
     failed_tests.dedup();
-    let ran_any = stdout.lines().any(|l| l.starts_with("test ") && l.contains(" ... "));
+    let ran_any = stdout
+        .lines()
+        .any(|l| l.starts_with("test ") && l.contains(" ... "));
     if !ran_any {
         bail!("no golden test ran: every golden test's name must contain `golden`");
     }
     Ok(GoldenRun {
         failed_tests,
-        changed_snapshots: if insta_update == "new" { pending_snapshots()? } else { Vec::new() },
+        changed_snapshots: if insta_update == "new" {
+            pending_snapshots()?
+        } else {
+            Vec::new()
+        },
         success: output.status.success(),
     })
 }
@@ -135,7 +144,11 @@ fn check_goldens(pkgs: &[String]) -> Result<()> {
         eprintln!("  test {t}");
     }
     for s in &run.changed_snapshots {
-        eprintln!("  snapshot {} (new output in {})", s.display().to_string().trim_end_matches(".new"), s.display());
+        eprintln!(
+            "  snapshot {} (new output in {})",
+            s.display().to_string().trim_end_matches(".new"),
+            s.display()
+        );
     }
     bail!(
         "{} golden test(s) failed, {} snapshot(s) changed; inspect the diff, then fix the code or run `cargo xtask bless-goldens`",
@@ -157,14 +170,18 @@ fn bless_goldens() -> Result<()> {
 }
 
 /// The snapshot the self-test perturbs: a classifier golden.
-const SELFTEST_SNAPSHOT: &str = "crates/capture/tests/snapshots/conformance__golden_scenario_01.snap";
+const SELFTEST_SNAPSHOT: &str =
+    "crates/capture/tests/snapshots/conformance__golden_scenario_01.snap";
 
 fn golden_selftest() -> Result<()> {
     let path = PathBuf::from(SELFTEST_SNAPSHOT);
-    let original = std::fs::read_to_string(&path).with_context(|| format!("reading {SELFTEST_SNAPSHOT}"))?;
+    let original =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {SELFTEST_SNAPSHOT}"))?;
     let perturbed = original.replacen("\"clean_agreement\": 0.7", "\"clean_agreement\": 0.71", 1);
     if perturbed == original {
-        bail!("{SELFTEST_SNAPSHOT} no longer holds `\"clean_agreement\": 0.7`; update the self-test");
+        bail!(
+            "{SELFTEST_SNAPSHOT} no longer holds `\"clean_agreement\": 0.7`; update the self-test"
+        );
     }
     std::fs::write(&path, perturbed).with_context(|| format!("writing {SELFTEST_SNAPSHOT}"))?;
     let result = run_goldens(&["capture".to_owned()], "new");
@@ -174,8 +191,14 @@ fn golden_selftest() -> Result<()> {
         std::fs::remove_file(&stale)?;
     }
     let run = result?;
-    let named = run.failed_tests.iter().any(|t| t.contains("golden_scenario_01"))
-        && run.changed_snapshots.iter().any(|s| s.to_string_lossy().contains("golden_scenario_01"));
+    let named = run
+        .failed_tests
+        .iter()
+        .any(|t| t.contains("golden_scenario_01"))
+        && run
+            .changed_snapshots
+            .iter()
+            .any(|s| s.to_string_lossy().contains("golden_scenario_01"));
     if run.success || !named {
         bail!("check-goldens did not catch a perturbed {SELFTEST_SNAPSHOT}");
     }
@@ -201,13 +224,26 @@ fn step(name: &str, args: &[&str]) -> Result<()> {
 
 fn ci() -> Result<()> {
     step("format", &["fmt", "--all", "--", "--check"])?;
-    step("lint", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    step(
+        "lint",
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
     // The README's test command.
     step("tests", &["test", "--workspace"])?;
     println!("xtask ci: goldens");
     check_goldens(&[])?;
     golden_selftest()?;
-    step("dependency policy", &["deny", "check", "licenses", "bans", "sources"])?;
+    step(
+        "dependency policy",
+        &["deny", "check", "licenses", "bans", "sources"],
+    )?;
     println!("xtask ci: all green");
     Ok(())
 }

@@ -1,3 +1,43 @@
-//! `capture`: work in progress.
+//! `capture`: classifier capture profiles — what a distilled student captured from its teacher.
+//!
+//! [`capture_profile`] runs a student and a teacher through a [`CapabilitySuite`] and returns a
+//! [`CaptureProfile`]: clean agreement, agreement per corruption, each side's violation rate per
+//! invariance, raw probe predictions and, when a model has a decision API, escalation rates. The
+//! JSON is value-for-value upstream mixle's `capture_profile`, key order included. There is no
+//! aggregate score: pass/fail policy is the caller's.
+//!
+//! Rules (upstream's, documented because they surprise):
+//! * labels agree when their Python `str()` forms are equal ([`suite_core::labels_agree`]): `1`
+//!   agrees with `"1"`, `null` with `"None"`, and objects compare in key order;
+//! * an empty `texts` gives `0.0` for every agreement and violation rate (and `0.0` escalation for
+//!   a side with a decision API); probes are still predicted;
+//! * each distinct text (clean, corrupted, rewritten or probe) is predicted at most once per model
+//!   per profile — models are assumed deterministic. (Upstream predicts the clean texts twice.)
+//!
+//! ```
+//! use capture::capture_profile;
+//! use serde_json::json;
+//! use suite_core::{CapabilitySuite, PerItemFn, BatchFn, case_jitter_invariance};
+//!
+//! let student = PerItemFn::new(|t: &str| json!(if t.contains("good") { "pos" } else { "neg" }));
+//! let teacher = BatchFn::new(|ts: &[&str]| {
+//!     ts.iter().map(|t| json!(if t.to_lowercase().contains("good") { "pos" } else { "neg" })).collect()
+//! });
+//! let mut suite = CapabilitySuite::new();
+//! suite.add_invariance("case", case_jitter_invariance());
+//! let profile = capture_profile(&student, &teacher, &["good", "bad"], &suite)?;
+//! assert_eq!(profile.clean_agreement, 1.0);
+//! assert_eq!(profile.invariances["case"].student_violation_rate, 0.5);
+//! assert_eq!(serde_json::to_string(&profile)?, r#"{"clean_agreement":1.0,"corruptions":{},"invariances":{"case":{"student_violation_rate":0.5,"teacher_violation_rate":0.0}}}"#);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+mod error;
+mod profile;
+
+pub use error::Error;
+pub use profile::capture_profile;
+pub use profile_types::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
+pub use suite_core::{CapabilitySuite, Model};

@@ -298,30 +298,67 @@ mod tests {
     #[test]
     fn str_and_repr() {
         assert_eq!(py_str(&json!("it's")), "it's");
-        assert_eq!(py_str(&json!(["it's", "a\"b", "x'y\"z"])), r#"["it's", 'a"b', 'x\'y"z']"#);
-        assert_eq!(py_str(&json!(["\u{1}", "é", "\u{a0}", "a\\b\n"])), r"['\x01', 'é', '\xa0', 'a\\b\n']");
-        assert_eq!(py_str(&json!([true, false, null, -3, 2.0])), "[True, False, None, -3, 2.0]");
+        assert_eq!(
+            py_str(&json!(["it's", "a\"b", "x'y\"z"])),
+            r#"["it's", 'a"b', 'x\'y"z']"#
+        );
+        assert_eq!(
+            py_str(&json!(["\u{1}", "é", "\u{a0}", "a\\b\n"])),
+            r"['\x01', 'é', '\xa0', 'a\\b\n']"
+        );
+        assert_eq!(
+            py_str(&json!([true, false, null, -3, 2.0])),
+            "[True, False, None, -3, 2.0]"
+        );
         assert_eq!(py_str(&json!({})), "{}");
-        assert_eq!(py_str(&json!({"b": 1, "a": {"c": []}})), "{'b': 1, 'a': {'c': []}}");
+        assert_eq!(
+            py_str(&json!({"b": 1, "a": {"c": []}})),
+            "{'b': 1, 'a': {'c': []}}"
+        );
     }
 
     #[test]
     fn equality() {
         assert!(py_eq(&json!(0), &json!(false)));
-        assert!(py_eq(&json!({"a": 1, "b": 2}), &json!({"b": 2.0, "a": true})));
+        assert!(py_eq(
+            &json!({"a": 1, "b": 2}),
+            &json!({"b": 2.0, "a": true})
+        ));
         assert!(!py_eq(&json!([1, 2]), &json!([2, 1])));
         assert!(!py_eq(&json!(null), &json!("None")));
-        assert!(!py_eq(&json!(9007199254740993_u64), &json!(9007199254740992.0)));
-        assert!(py_eq(&json!(9007199254740992_u64), &json!(9007199254740992.0)));
+        assert!(!py_eq(
+            &json!(9007199254740993_u64),
+            &json!(9007199254740992.0)
+        ));
+        assert!(py_eq(
+            &json!(9007199254740992_u64),
+            &json!(9007199254740992.0)
+        ));
         assert!(!py_eq(&json!(1.5), &json!(1)));
     }
 
     #[test]
     fn truthiness() {
-        for v in [json!(null), json!(false), json!(0), json!(0.0), json!(""), json!([]), json!({})] {
+        for v in [
+            json!(null),
+            json!(false),
+            json!(0),
+            json!(0.0),
+            json!(""),
+            json!([]),
+            json!({}),
+        ] {
             assert!(!py_truthy(&v), "{v}");
         }
-        for v in [json!(" "), json!("0"), json!("False"), json!([0]), json!(-1), json!(0.1), json!({"a": null})] {
+        for v in [
+            json!(" "),
+            json!("0"),
+            json!("False"),
+            json!([0]),
+            json!(-1),
+            json!(0.1),
+            json!({"a": null}),
+        ] {
             assert!(py_truthy(&v), "{v}");
         }
     }

@@ -1,3 +1,55 @@
-//! `suite-core`: work in progress.
+//! `suite-core`: capability suites, their built-in transforms, and the model interface.
+//!
+//! A [`CapabilitySuite`] names three kinds of checks a distilled student is put through:
+//!
+//! * **corruptions**: ordered named text transforms of increasing severity (mildest first), e.g.
+//!   [`keyboard_typo_corruption`] at rates 0.05, 0.10, 0.20;
+//! * **invariances**: ordered named meaning-preserving rewrites, e.g. [`case_jitter_invariance`]
+//!   and [`whitespace_invariance`];
+//! * **probes**: fixed edge-case inputs whose raw predictions are recorded.
+//!
+//! Suites can also live in JSON files ([`SuiteSpec`]). Models are reached through the [`Model`]
+//! trait (batch prediction plus an optional decision API); [`PredictionCache`] is the engine the
+//! profile crates (`capture`, `extractive`) share to predict each distinct text at most once per
+//! model per profile. Models are assumed deterministic: a text seen twice gets its first answer.
+//!
+//! Label comparison follows upstream mixle: two labels agree when their Python `str()` forms are
+//! equal ([`labels_agree`]), so `1` and `"1"` agree, `null` and `"None"` agree, and objects compare
+//! in key order.
+//!
+//! ```
+//! use suite_core::{CapabilitySuite, case_jitter_invariance, keyboard_typo_corruption, whitespace_invariance};
+//!
+//! let mut suite = CapabilitySuite::new();
+//! suite.add_corruption("typo_05", keyboard_typo_corruption(0.05, 0)?);
+//! suite.add_corruption("typo_10", keyboard_typo_corruption(0.10, 0)?);
+//! suite.add_invariance("case", case_jitter_invariance());
+//! suite.add_invariance("space", whitespace_invariance());
+//! suite.add_probe("");
+//! assert_eq!(suite.corruption_names().collect::<Vec<_>>(), ["typo_05", "typo_10"]);
+//! assert_eq!(suite.invariance("case").unwrap().apply("straße"), "STRASSE");
+//! # Ok::<(), suite_core::Error>(())
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+mod cache;
+mod error;
+#[cfg(feature = "mixle-compat")]
+mod mixle_rng;
+mod model;
+mod spec;
+mod suite;
+mod text;
+mod transform;
+mod typo;
+
+pub use cache::{PredictionCache, StageIds};
+pub use error::{Error, Side, Stage};
+pub use model::{BatchFn, Decision, Model, ModelError, PerItemFn, labels_agree};
+pub use profile_types::Label;
+pub use spec::{SuiteSpec, TransformSpec};
+pub use suite::CapabilitySuite;
+pub use text::{is_py_letter, is_py_whitespace, py_swapcase, py_whitespace_collapse};
+pub use transform::{Transform, case_jitter_invariance, whitespace_invariance};
+pub use typo::{KeyboardTypo, TypoRng, keyboard_typo_corruption};

@@ -1,0 +1,11 @@
+//! Errors of `capture`.
+
+/// Everything that can stop a capture profile. No partial profile is ever returned.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A model failed or returned the wrong number of answers (the message names the side, the
+    /// stage and the counts).
+    #[error(transparent)]
+    Model(#[from] suite_core::Error),
+}

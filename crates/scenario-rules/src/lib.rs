@@ -1,0 +1,17 @@
+//! `scenario-rules`: test support for the upstream capability scenarios (not a user-facing crate).
+//!
+//! The golden scenarios of `capture` and `extractive` describe their students and teachers as
+//! small rule programs (`"if"`, `"first_match"`, `"fields"` with `"after"` markers, …) and their
+//! suites as named deterministic transforms (`drop_every_3rd`, `typo_r0.1_s1`, …); the vocabulary
+//! is defined in the reference data's `vocabulary.json`. This crate interprets them, so every
+//! conformance test — and the example model binaries — use one implementation.
+//!
+//! Scenario descriptions are trusted test data: malformed ones are reported as [`RuleError`]s.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod rules;
+mod transforms;
+
+pub use rules::{RuleError, RuleModel};
+pub use transforms::{suite_from_scenario, transform_by_name};

@@ -1,0 +1,271 @@
+//! Suites described in JSON, so they can live in files.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::{
+    CapabilitySuite, Error, KeyboardTypo, Transform, TypoRng, case_jitter_invariance,
+    whitespace_invariance,
+};
+
+/// A built-in transform with its parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "transform", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TransformSpec {
+    /// [`crate::keyboard_typo_corruption`]: `rate` in `[0, 1]`, `seed` (default 0), `rng`
+    /// (`"chacha"`, the default, or `"mixle"`).
+    KeyboardTypo {
+        /// Replacement probability per letter.
+        rate: f64,
+        /// Seed of the per-text generator.
+        #[serde(default)]
+        seed: u64,
+        /// Which generator.
+        #[serde(default)]
+        rng: TypoRng,
+    },
+    /// [`crate::case_jitter_invariance`] (Python `str.swapcase`).
+    CaseJitter,
+    /// [`crate::whitespace_invariance`] (Python `" ".join(s.split())`).
+    Whitespace,
+    /// The text unchanged (a control).
+    Identity,
+}
+
+/// The names [`TransformSpec`] accepts, for error messages.
+const TRANSFORM_NAMES: [&str; 4] = ["keyboard_typo", "case_jitter", "whitespace", "identity"];
+
+impl TransformSpec {
+    /// Builds the transform.
+    pub fn build(&self) -> Result<Transform, Error> {
+        Ok(match self {
+            TransformSpec::KeyboardTypo { rate, seed, rng } => KeyboardTypo::new(*rate, *seed)?
+                .with_rng(*rng)?
+                .into_transform(),
+            TransformSpec::CaseJitter => case_jitter_invariance(),
+            TransformSpec::Whitespace => whitespace_invariance(),
+            TransformSpec::Identity => Transform::new(str::to_owned),
+        })
+    }
+}
+
+/// One named entry of a suite section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NamedTransform {
+    /// The name the profile reports it under.
+    pub name: String,
+    /// The transform and its parameters.
+    #[serde(flatten)]
+    pub spec: TransformSpec,
+}
+
+/// A suite as JSON: built-in transforms by name with their parameters, probes inline.
+///
+/// ```
+/// use suite_core::SuiteSpec;
+///
+/// let spec = SuiteSpec::from_json_str(r#"{
+///   "corruptions": [{"name": "typo_05", "transform": "keyboard_typo", "rate": 0.05, "seed": 0}],
+///   "invariances": [{"name": "case", "transform": "case_jitter"},
+///                   {"name": "space", "transform": "whitespace"}],
+///   "probes": ["", "ß"]
+/// }"#)?;
+/// let suite = spec.build()?;
+/// assert_eq!(suite.invariance_names().collect::<Vec<_>>(), ["case", "space"]);
+///
+/// let err = SuiteSpec::from_json_str(r#"{"corruptions": [{"name": "x", "transform": "typo"}]}"#).unwrap_err();
+/// assert_eq!(err.to_string(), "corruptions[0]: unknown transform `typo`; valid transforms: \
+///     keyboard_typo, case_jitter, whitespace, identity");
+/// # Ok::<(), suite_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SuiteSpec {
+    /// Corruptions, mildest first.
+    #[serde(default)]
+    pub corruptions: Vec<NamedTransform>,
+    /// Invariances.
+    #[serde(default)]
+    pub invariances: Vec<NamedTransform>,
+    /// Probes.
+    #[serde(default)]
+    pub probes: Vec<String>,
+}
+
+impl SuiteSpec {
+    /// Parses a suite file. Errors name the entry (`corruptions[2]`) and what is wrong with it.
+    pub fn from_json_str(json: &str) -> Result<SuiteSpec, Error> {
+        let root: Value = serde_json::from_str(json).map_err(Error::SpecSyntax)?;
+        let Value::Object(mut root) = root else {
+            return Err(Error::TransformParameter {
+                location: "suite".into(),
+                transform: String::new(),
+                message:
+                    "a suite must be a JSON object with `corruptions`, `invariances` and `probes`"
+                        .into(),
+            });
+        };
+        let corruptions = section(&mut root, "corruptions")?;
+        let invariances = section(&mut root, "invariances")?;
+        let probes = match root.remove("probes") {
+            None => Vec::new(),
+            Some(v) => serde_json::from_value(v).map_err(Error::SpecSyntax)?,
+        };
+        if let Some(extra) = root.keys().next() {
+            return Err(Error::TransformParameter {
+                location: "suite".into(),
+                transform: String::new(),
+                message: format!(
+                    "unknown key `{extra}` (expected corruptions, invariances, probes)"
+                ),
+            });
+        }
+        Ok(SuiteSpec {
+            corruptions,
+            invariances,
+            probes,
+        })
+    }
+
+    /// The spec as pretty JSON (what [`SuiteSpec::from_json_str`] reads back).
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Builds the suite, validating every parameter (e.g. typo rates).
+    pub fn build(&self) -> Result<CapabilitySuite, Error> {
+        let mut suite = CapabilitySuite::new();
+        for (i, entry) in self.corruptions.iter().enumerate() {
+            suite.add_corruption(entry.name.clone(), build_at("corruptions", i, entry)?);
+        }
+        for (i, entry) in self.invariances.iter().enumerate() {
+            suite.add_invariance(entry.name.clone(), build_at("invariances", i, entry)?);
+        }
+        for probe in &self.probes {
+            suite.add_probe(probe.clone());
+        }
+        Ok(suite)
+    }
+}
+
+fn build_at(section: &str, i: usize, entry: &NamedTransform) -> Result<Transform, Error> {
+    entry.spec.build().map_err(|e| match e {
+        Error::InvalidRate { .. } | Error::MixleCompatDisabled => Error::TransformParameter {
+            location: format!("{section}[{i}]"),
+            transform: transform_name(&entry.spec).into(),
+            message: e.to_string(),
+        },
+        other => other,
+    })
+}
+
+fn transform_name(spec: &TransformSpec) -> &'static str {
+    match spec {
+        TransformSpec::KeyboardTypo { .. } => "keyboard_typo",
+        TransformSpec::CaseJitter => "case_jitter",
+        TransformSpec::Whitespace => "whitespace",
+        TransformSpec::Identity => "identity",
+    }
+}
+
+fn section(root: &mut Map<String, Value>, key: &'static str) -> Result<Vec<NamedTransform>, Error> {
+    let Some(value) = root.remove(key) else {
+        return Ok(Vec::new());
+    };
+    let bad = |location: String, message: String| Error::TransformParameter {
+        location,
+        transform: String::new(),
+        message,
+    };
+    let Value::Array(entries) = value else {
+        return Err(bad(
+            key.into(),
+            "must be a list of {\"name\", \"transform\", ...} objects".into(),
+        ));
+    };
+    let mut out: Vec<NamedTransform> = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.into_iter().enumerate() {
+        let location = format!("{key}[{i}]");
+        let Value::Object(obj) = &entry else {
+            return Err(bad(
+                location,
+                "must be an object with `name` and `transform`".into(),
+            ));
+        };
+        let Some(Value::String(name)) = obj.get("name") else {
+            return Err(bad(location, "needs a string `name`".into()));
+        };
+        let Some(Value::String(transform)) = obj.get("transform") else {
+            return Err(bad(location, "needs a string `transform`".into()));
+        };
+        if !TRANSFORM_NAMES.contains(&transform.as_str()) {
+            return Err(Error::UnknownTransform {
+                location,
+                name: transform.clone(),
+                valid: TRANSFORM_NAMES.join(", "),
+            });
+        }
+        if out.iter().any(|e| &e.name == name) {
+            return Err(Error::DuplicateName {
+                section: key,
+                name: name.clone(),
+            });
+        }
+        let transform = transform.clone();
+        let parsed: NamedTransform =
+            serde_json::from_value(entry).map_err(|e| Error::TransformParameter {
+                location,
+                transform,
+                message: e.to_string(),
+            })?;
+        out.push(parsed);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_errors_name_the_entry() {
+        let err = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1},
+                                {"name": "u", "transform": "keyboard_typo", "rate": 0.1, "sede": 1}]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("corruptions[1]: transform `keyboard_typo`: unknown field `sede`"),
+            "{err}"
+        );
+        let spec = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 1.5}]}"#,
+        )
+        .unwrap();
+        let err = spec.build().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "corruptions[0]: transform `keyboard_typo`: rate must be in [0, 1], got 1.5"
+        );
+        let err = SuiteSpec::from_json_str(
+            r#"{"invariances": [{"name": "a", "transform": "identity"}, {"name": "a", "transform": "whitespace"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), "invariances: the name `a` is used twice");
+        let err = SuiteSpec::from_json_str(r#"{"probs": []}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown key `probs`"), "{err}");
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let spec = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.25, "seed": 3, "rng": "chacha"}],
+                "invariances": [{"name": "c", "transform": "case_jitter"}], "probes": ["x"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            SuiteSpec::from_json_str(&spec.to_json_string()).unwrap(),
+            spec
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! Python `str` semantics the built-in transforms follow.
+
+use unicode_general_category::{GeneralCategory as G, get_general_category};
+
+/// Python `str.isalpha()` for one code point: Unicode general category L* (Lu, Ll, Lt, Lm, Lo).
+///
+/// Not `char::is_alphabetic`, which also admits letter numbers (`Ⅰ`) and many combining marks.
+pub fn is_py_letter(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    matches!(
+        get_general_category(c),
+        G::UppercaseLetter
+            | G::LowercaseLetter
+            | G::TitlecaseLetter
+            | G::ModifierLetter
+            | G::OtherLetter
+    )
+}
+
+/// Python whitespace (what `str.split()` splits on): Rust's `char::is_whitespace` plus the
+/// information separators U+001C..=U+001F.
+pub fn is_py_whitespace(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python `" ".join(text.split())`: runs of Python whitespace become one space, leading and
+/// trailing whitespace vanish.
+pub fn py_whitespace_collapse(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split(is_py_whitespace).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Python `str.swapcase()`: code points with the Uppercase property take their full lowercase
+/// mapping, those with the Lowercase property their full uppercase mapping, the rest stay.
+///
+/// Full mappings can change the length (`ß` → `SS`, `İ` → `i̇`), and a capital sigma becomes the
+/// final form `ς` at the end of a word (the Final_Sigma rule, which `str::to_lowercase` applies).
+pub fn py_swapcase(text: &str) -> String {
+    if text.is_ascii() {
+        return text
+            .bytes()
+            .map(|b| {
+                if b.is_ascii_uppercase() {
+                    b.to_ascii_lowercase() as char
+                } else if b.is_ascii_lowercase() {
+                    b.to_ascii_uppercase() as char
+                } else {
+                    b as char
+                }
+            })
+            .collect();
+    }
+    // std applies Final_Sigma only in `str::to_lowercase`; read each sigma's context-dependent
+    // form off the lowered text, which is otherwise the concatenation of per-char lowercasings.
+    let mut lowered_sigmas = if text.contains('Σ') {
+        let lowered = text.to_lowercase();
+        let mut forms = Vec::new();
+        let mut rest = lowered.chars();
+        for c in text.chars() {
+            if c == 'Σ' {
+                forms.push(rest.next().unwrap_or('σ'));
+            } else {
+                for _ in c.to_lowercase() {
+                    rest.next();
+                }
+            }
+        }
+        forms.into_iter()
+    } else {
+        Vec::new().into_iter()
+    };
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_uppercase() {
+            if c == 'Σ' {
+                out.push(lowered_sigmas.next().unwrap_or('σ'));
+            } else {
+                out.extend(c.to_lowercase());
+            }
+        } else if c.is_lowercase() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swapcase_examples_from_python() {
+        assert_eq!(py_swapcase("Hello World"), "hELLO wORLD");
+        assert_eq!(py_swapcase("straße"), "STRASSE");
+        assert_eq!(py_swapcase("ΟΔΟΣ ΟΔΟΣ."), "οδος οδος.");
+        assert_eq!(py_swapcase("ǅungla"), "ǅUNGLA");
+        assert_eq!(py_swapcase("ﬁ"), "FI");
+        assert_eq!(py_swapcase("İ"), "i\u{307}");
+        assert_eq!(py_swapcase("ΣA"), "σa");
+        assert_eq!(py_swapcase("AΣ"), "aς");
+        assert_eq!(py_swapcase(""), "");
+    }
+
+    #[test]
+    fn whitespace_examples_from_python() {
+        assert_eq!(py_whitespace_collapse("  a \t b\n"), "a b");
+        assert_eq!(py_whitespace_collapse("a\u{1c}b\u{1f}c"), "a b c");
+        assert_eq!(py_whitespace_collapse("a\u{200b}b"), "a\u{200b}b");
+        assert_eq!(py_whitespace_collapse("a\u{3000}\u{85}b"), "a b");
+        assert_eq!(py_whitespace_collapse(" \t "), "");
+    }
+
+    #[test]
+    fn letters_are_category_l() {
+        assert!(is_py_letter('é') && is_py_letter('日') && is_py_letter('ß') && is_py_letter('ʰ'));
+        assert!(!is_py_letter('Ⅰ') && !is_py_letter('\u{93e}') && !is_py_letter('\u{345}'));
+        assert!(!is_py_letter('1') && !is_py_letter('_') && !is_py_letter('😀'));
+    }
+}

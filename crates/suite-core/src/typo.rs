@@ -1,0 +1,199 @@
+//! `keyboard_typo_corruption`: random letter substitution at a given rate.
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+
+use crate::text::is_py_letter;
+use crate::{Error, Transform};
+
+/// Which generator draws the typo decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TypoRng {
+    /// ChaCha8 seeded with the blake3 hash of (seed, text): fast and portable (the default).
+    #[default]
+    Chacha,
+    /// Python's MT19937 seeded with the string `"{seed}:{text}"`, bit for bit as upstream mixle
+    /// draws it, so profiles of users migrating from mixle are identical. Needs the
+    /// `mixle-compat` feature.
+    Mixle,
+}
+
+/// A keyboard-typo corruption: each letter (Unicode general category L) is replaced by a random
+/// ASCII letter `a`–`z` with probability `rate`; everything else is copied unchanged.
+///
+/// The output depends only on (seed, text): it is independent of call order and of other texts,
+/// and its length in code points equals the input's. `rate == 0` is the identity; at `rate == 1`
+/// every letter is redrawn (and may coincide with the original).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeyboardTypo {
+    rate: f64,
+    seed: u64,
+    rng: TypoRng,
+    /// `rate` as a threshold on a uniform `u32`, so a draw is one integer comparison.
+    threshold: u64,
+}
+
+/// The factory upstream users know: `keyboard_typo_corruption(rate, seed)` with the default
+/// (ChaCha) generator. A rate outside `[0, 1]`, or NaN, is an error.
+pub fn keyboard_typo_corruption(rate: f64, seed: u64) -> Result<Transform, Error> {
+    Ok(KeyboardTypo::new(rate, seed)?.into_transform())
+}
+
+impl KeyboardTypo {
+    /// A typo corruption with the default generator; fails on a rate outside `[0, 1]` or NaN.
+    pub fn new(rate: f64, seed: u64) -> Result<KeyboardTypo, Error> {
+        if !(0.0..=1.0).contains(&rate) {
+            return Err(Error::InvalidRate { rate });
+        }
+        // rate · 2^32 is exact for rate = 1 (always replace) and 0 (never).
+        let threshold = (rate * 4_294_967_296.0) as u64;
+        Ok(KeyboardTypo {
+            rate,
+            seed,
+            rng: TypoRng::Chacha,
+            threshold,
+        })
+    }
+
+    /// Chooses the generator. [`TypoRng::Mixle`] needs the `mixle-compat` feature.
+    pub fn with_rng(mut self, rng: TypoRng) -> Result<KeyboardTypo, Error> {
+        if rng == TypoRng::Mixle && !cfg!(feature = "mixle-compat") {
+            return Err(Error::MixleCompatDisabled);
+        }
+        self.rng = rng;
+        Ok(self)
+    }
+
+    /// The replacement probability.
+    pub fn rate(&self) -> f64 {
+        self.rate
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The generator.
+    pub fn rng(&self) -> TypoRng {
+        self.rng
+    }
+
+    /// Corrupts one text.
+    pub fn apply(&self, text: &str) -> String {
+        match self.rng {
+            TypoRng::Chacha => self.apply_chacha(text),
+            #[cfg(feature = "mixle-compat")]
+            TypoRng::Mixle => crate::mixle_rng::corrupt(self.rate, self.seed, text),
+            #[cfg(not(feature = "mixle-compat"))]
+            TypoRng::Mixle => self.apply_chacha(text), // unreachable: `with_rng` refuses it
+        }
+    }
+
+    /// Wraps this corruption as a [`Transform`].
+    pub fn into_transform(self) -> Transform {
+        Transform::new(move |t| self.apply(t))
+    }
+
+    fn apply_chacha(&self, text: &str) -> String {
+        if self.threshold == 0 {
+            return text.to_owned();
+        }
+        let mut hasher = blake3::Hasher::new();
+        // Length-prefixing the seed keeps (seed, text) pairs unambiguous.
+        hasher.update(&self.seed.to_le_bytes());
+        hasher.update(text.as_bytes());
+        let mut rng = ChaCha8Rng::from_seed(*hasher.finalize().as_bytes());
+        let mut out = String::with_capacity(text.len());
+        if text.is_ascii() {
+            for b in text.bytes() {
+                if b.is_ascii_alphabetic() && u64::from(rng.next_u32()) < self.threshold {
+                    out.push(random_letter(&mut rng));
+                } else {
+                    out.push(b as char);
+                }
+            }
+        } else {
+            for c in text.chars() {
+                if is_py_letter(c) && u64::from(rng.next_u32()) < self.threshold {
+                    out.push(random_letter(&mut rng));
+                } else {
+                    out.push(c);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A uniform letter `a`–`z`: Lemire's multiply-shift with rejection, so it is exactly uniform and
+/// independent of any `rand` distribution code that might change between versions.
+fn random_letter(rng: &mut ChaCha8Rng) -> char {
+    const N: u64 = 26;
+    // 2^32 mod 26: draws whose low product falls below it are rejected.
+    const REJECT_BELOW: u64 = (1u64 << 32) % N;
+    loop {
+        let m = u64::from(rng.next_u32()) * N;
+        if (m & 0xffff_ffff) >= REJECT_BELOW {
+            return (b'a' + (m >> 32) as u8) as char;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_validation() {
+        for bad in [-0.1, 1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let err = KeyboardTypo::new(bad, 0).unwrap_err();
+            assert!(
+                err.to_string().starts_with("rate must be in [0, 1], got"),
+                "{err}"
+            );
+        }
+        for ok in [0.0, 1.0, 1e-12, 0.5] {
+            assert!(KeyboardTypo::new(ok, 0).is_ok());
+        }
+    }
+
+    #[test]
+    fn identity_at_zero_and_all_letters_at_one() {
+        let t = KeyboardTypo::new(0.0, 3).unwrap();
+        assert_eq!(t.apply("Straße 12!"), "Straße 12!");
+        let t = KeyboardTypo::new(1.0, 3).unwrap();
+        let out = t.apply("Straße 12! 日本");
+        assert_eq!(out.chars().count(), "Straße 12! 日本".chars().count());
+        for (a, b) in "Straße 12! 日本".chars().zip(out.chars()) {
+            if is_py_letter(a) {
+                assert!(b.is_ascii_lowercase(), "{a} -> {b}");
+            } else {
+                assert_eq!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn deterministic_per_seed_and_text() {
+        let t = KeyboardTypo::new(0.3, 7).unwrap();
+        let a = t.apply("the quick brown fox jumps over the lazy dog");
+        assert_eq!(a, t.apply("the quick brown fox jumps over the lazy dog"));
+        let u = KeyboardTypo::new(0.3, 8).unwrap();
+        assert_ne!(a, u.apply("the quick brown fox jumps over the lazy dog"));
+    }
+
+    #[test]
+    fn replaced_fraction_tracks_the_rate() {
+        let t = KeyboardTypo::new(0.2, 1).unwrap();
+        let text = "abcdefghijklmnopqrstuvwxyz".repeat(400);
+        let changed = text
+            .chars()
+            .zip(t.apply(&text).chars())
+            .filter(|(a, b)| a != b)
+            .count();
+        // Expected 0.2 · 25/26 · 10400 = 2000 changed; allow 5 sigma.
+        assert!((1800..2200).contains(&changed), "{changed}");
+    }
+}
