@@ -73,6 +73,9 @@ mod tests {
         assert_eq!(go_quote("\u{a0}\u{2028}"), "\"\\u00a0\\u2028\"");
         assert_eq!(go_quote("\u{e0000}"), "\"\\U000e0000\"");
         assert_eq!(go_quote("日本 ☃"), "\"日本 ☃\"");
-        assert_eq!(go_quote_slice(&[String::new(), String::new()]), "[\"\" \"\"]");
+        assert_eq!(
+            go_quote_slice(&[String::new(), String::new()]),
+            "[\"\" \"\"]"
+        );
     }
 }

@@ -56,7 +56,11 @@ impl ScoreResult {
     /// `2PR / (P + R)`, and 0 when `P + R` is 0.
     pub fn f1(&self) -> f64 {
         let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 { 0.0 } else { 2.0 * p * r / (p + r) }
+        if p + r == 0.0 {
+            0.0
+        } else {
+            2.0 * p * r / (p + r)
+        }
     }
 }
 
@@ -235,7 +239,10 @@ impl Summarizer {
 
 /// Macro-averaged summaries per task, in id order. Refuses results whose task the registry does
 /// not have. No results give no summaries.
-pub fn summarize(results: &[ScoreResult], registry: &Registry) -> Result<Vec<Summary>, HarnessError> {
+pub fn summarize(
+    results: &[ScoreResult],
+    registry: &Registry,
+) -> Result<Vec<Summary>, HarnessError> {
     let mut s = Summarizer::new();
     for r in results {
         s.add(r);

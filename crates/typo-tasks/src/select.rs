@@ -55,5 +55,8 @@ pub fn select<'r, S: AsRef<str>>(
             have: have(),
         });
     }
-    Ok(known.into_iter().filter_map(|id| registry.get(id)).collect())
+    Ok(known
+        .into_iter()
+        .filter_map(|id| registry.get(id))
+        .collect())
 }
