@@ -40,6 +40,44 @@ pub(crate) fn boundaries(t: &str) -> Vec<usize> {
     b
 }
 
+/// A map from `char`, with a direct-indexed table for ASCII (the common case) and a hash map for
+/// the rest. Only ever looked up, never iterated, so hash order cannot reach any output.
+pub(crate) struct CharMap<V> {
+    ascii: Vec<Option<V>>,
+    other: std::collections::HashMap<char, V>,
+}
+
+impl<V> CharMap<V> {
+    pub(crate) fn new() -> Self {
+        CharMap {
+            ascii: (0..128).map(|_| None).collect(),
+            other: std::collections::HashMap::new(),
+        }
+    }
+
+    pub(crate) fn get(&self, c: char) -> Option<&V> {
+        if c.is_ascii() {
+            self.ascii.get(c as usize).and_then(Option::as_ref)
+        } else {
+            self.other.get(&c)
+        }
+    }
+
+    pub(crate) fn get_or_insert_with(&mut self, c: char, make: impl FnOnce() -> V) -> &mut V {
+        if c.is_ascii() {
+            let slot = &mut self.ascii[c as usize];
+            slot.get_or_insert_with(make)
+        } else {
+            self.other.entry(c).or_insert_with(make)
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.other.is_empty() && self.ascii.iter().all(Option::is_none)
+    }
+}
+
 /// `a + b + c` in one allocation.
 pub(crate) fn concat3(a: &str, b: &str, c: &str) -> String {
     let mut s = String::with_capacity(a.len() + b.len() + c.len());

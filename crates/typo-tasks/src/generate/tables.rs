@@ -1,29 +1,367 @@
-//! Language-table generators: `gi gr vs hr hs cm cns ons`.
+//! Language-table generators (Needs = language): `gi gr vs hr hs cm cns ons`.
+//!
+//! Each table is indexed once when the registry is built (homoglyphs by character, word groups
+//! by an Aho-Corasick automaton over every member, numerals as a sorted key list), so a call does
+//! work proportional to what occurs in the input, not to the size of the table.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-pub(crate) struct Homoglyphs;
+use aho_corasick::AhoCorasick;
+
+use super::rules::insert_everywhere;
+use super::{CharMap, boundaries, concat3};
+
+/// `gi`: each grapheme inserted (whole) in every gap.
+pub(crate) fn grapheme_insertion(t: &str, graphemes: &[String], out: &mut Vec<String>) {
+    out.reserve(graphemes.len() * (t.len() + 1));
+    for g in graphemes {
+        insert_everywhere(t, g, out);
+    }
+}
+
+/// `gr`: each rune replaced by each grapheme.
+pub(crate) fn grapheme_replacement(t: &str, graphemes: &[String], out: &mut Vec<String>) {
+    let b = boundaries(t);
+    out.reserve(graphemes.len() * b.len());
+    for w in b.windows(2) {
+        let (head, tail) = (&t[..w[0]], &t[w[1]..]);
+        for g in graphemes {
+            out.push(concat3(head, g, tail));
+        }
+    }
+}
+
+/// `vs`: each occurrence of each vowel replaced by each other vowel alone, then every occurrence
+/// at once. Occurrences are non-overlapping substring matches, left to right.
+pub(crate) fn vowel_swapping(t: &str, vowels: &[String], out: &mut Vec<String>) {
+    for from in vowels.iter().filter(|v| !v.is_empty()) {
+        let mut any = false;
+        for (at, _) in t.match_indices(from.as_str()) {
+            any = true;
+            let (head, tail) = (&t[..at], &t[at + from.len()..]);
+            for to in vowels.iter().filter(|to| *to != from) {
+                out.push(concat3(head, to, tail));
+            }
+        }
+        if any {
+            for to in vowels.iter().filter(|to| *to != from) {
+                out.push(t.replace(from.as_str(), to));
+            }
+        }
+    }
+}
+
+/// The homoglyph table indexed by its one-character keys (longer keys are never looked up).
+pub(crate) struct Homoglyphs {
+    by_char: CharMap<Vec<String>>,
+}
+
 impl Homoglyphs {
-    pub(crate) fn new(_h: &BTreeMap<String, Vec<String>>) -> Self {
-        Homoglyphs
-    }
-}
-pub(crate) struct WordSets;
-impl WordSets {
-    pub(crate) fn new(_g: &[Vec<String>]) -> Self {
-        WordSets
-    }
-}
-pub(crate) struct Numerals;
-impl Numerals {
-    pub(crate) fn new(_n: &BTreeMap<String, Vec<String>>, _position: usize) -> Self {
-        Numerals
+    pub(crate) fn new(table: &BTreeMap<String, Vec<String>>) -> Self {
+        let mut by_char = CharMap::new();
+        for (key, values) in table {
+            let mut chars = key.chars();
+            if let (Some(c), None) = (chars.next(), chars.next()) {
+                by_char
+                    .get_or_insert_with(c, Vec::new)
+                    .extend(values.iter().cloned());
+            }
+        }
+        Homoglyphs { by_char }
     }
 }
 
-pub(crate) fn grapheme_insertion(_t: &str, _g: &[String], _out: &mut Vec<String>) {}
-pub(crate) fn grapheme_replacement(_t: &str, _g: &[String], _out: &mut Vec<String>) {}
-pub(crate) fn vowel_swapping(_t: &str, _v: &[String], _out: &mut Vec<String>) {}
-pub(crate) fn homoglyph_swapping(_t: &str, _h: &Homoglyphs, _out: &mut Vec<String>) {}
-pub(crate) fn swap_word_sets(_t: &str, _w: &WordSets, _out: &mut Vec<String>) {}
-pub(crate) fn numeral_swap(_t: &str, _n: &Numerals, _out: &mut Vec<String>) {}
+/// `hr`: each rune replaced by each of its look-alikes, in list order.
+pub(crate) fn homoglyph_swapping(t: &str, table: &Homoglyphs, out: &mut Vec<String>) {
+    for (i, c) in t.char_indices() {
+        if let Some(values) = table.by_char.get(c) {
+            let (head, tail) = (&t[..i], &t[i + c.len_utf8()..]);
+            for v in values {
+                out.push(concat3(head, v, tail));
+            }
+        }
+    }
+}
+
+/// Word groups (`hs`, `cm`) indexed for "which members occur in this input".
+pub(crate) struct WordSets {
+    /// Distinct words; ids index this.
+    words: Vec<String>,
+    /// Each group as word ids, in member order.
+    groups: Vec<Vec<u32>>,
+    /// Word id → the groups it is a member of (sorted, unique).
+    word_groups: Vec<Vec<u32>>,
+    /// Finds every occurrence of every non-empty word, overlaps included.
+    automaton: Option<AhoCorasick>,
+    /// Automaton pattern id → word id.
+    pattern_word: Vec<u32>,
+    /// The id of `""`, which occurs in every input, if some group has it.
+    empty_word: Option<u32>,
+}
+
+impl WordSets {
+    pub(crate) fn new(groups: &[Vec<String>]) -> Self {
+        let mut ids: HashMap<&str, u32> = HashMap::new();
+        let mut words: Vec<String> = Vec::new();
+        let mut word_groups: Vec<Vec<u32>> = Vec::new();
+        let mut indexed = Vec::with_capacity(groups.len());
+        for (g, group) in groups.iter().enumerate() {
+            let g = u32::try_from(g).unwrap_or(u32::MAX);
+            let mut members = Vec::with_capacity(group.len());
+            for w in group {
+                let id = *ids.entry(w.as_str()).or_insert_with(|| {
+                    words.push(w.clone());
+                    word_groups.push(Vec::new());
+                    u32::try_from(words.len() - 1).unwrap_or(u32::MAX)
+                });
+                members.push(id);
+                if let Some(list) = word_groups.get_mut(id as usize)
+                    && list.last() != Some(&g)
+                {
+                    list.push(g);
+                }
+            }
+            indexed.push(members);
+        }
+        let empty_word = ids.get("").copied();
+        let (patterns, pattern_word): (Vec<&str>, Vec<u32>) = words
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| !w.is_empty())
+            .map(|(id, w)| (w.as_str(), u32::try_from(id).unwrap_or(u32::MAX)))
+            .unzip();
+        // A build failure (only possible for absurd table sizes) degrades to "no word occurs".
+        let automaton = AhoCorasick::new(&patterns).ok();
+        WordSets {
+            words,
+            groups: indexed,
+            word_groups,
+            automaton,
+            pattern_word,
+            empty_word,
+        }
+    }
+
+    fn word(&self, id: u32) -> &str {
+        self.words.get(id as usize).map_or("", String::as_str)
+    }
+}
+
+/// `hs` / `cm` (`swapWordSets`): in each group, each member that occurs in the input and is not
+/// shadowed (contained in a longer member that also occurs) is replaced everywhere by each other
+/// member.
+pub(crate) fn swap_word_sets(t: &str, sets: &WordSets, out: &mut Vec<String>) {
+    let mut occurring: Vec<u32> = Vec::new();
+    if let Some(ac) = &sets.automaton {
+        for m in ac.find_overlapping_iter(t) {
+            if let Some(&w) = sets.pattern_word.get(m.pattern().as_usize()) {
+                occurring.push(w);
+            }
+        }
+    }
+    occurring.extend(sets.empty_word);
+    occurring.sort_unstable();
+    occurring.dedup();
+    if occurring.is_empty() {
+        return;
+    }
+    let mut groups: Vec<u32> = occurring
+        .iter()
+        .flat_map(|&w| {
+            sets.word_groups
+                .get(w as usize)
+                .into_iter()
+                .flatten()
+                .copied()
+        })
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let occurs = |w: u32| occurring.binary_search(&w).is_ok();
+    for g in groups {
+        let Some(members) = sets.groups.get(g as usize) else {
+            continue;
+        };
+        for &w in members {
+            if !occurs(w) {
+                continue;
+            }
+            let word = sets.word(w);
+            let shadowed = members.iter().any(|&o| {
+                let other = sets.word(o);
+                other.len() > word.len() && other.contains(word) && occurs(o)
+            });
+            if shadowed {
+                continue;
+            }
+            for &x in members {
+                let with = sets.word(x);
+                if with != word {
+                    out.push(t.replace(word, with));
+                }
+            }
+        }
+    }
+}
+
+/// One position of the numeral table (`cns`: 0, `ons`: 1) as `(key, value)` pairs with both
+/// sides non-empty, keys in bytewise order.
+pub(crate) struct Numerals {
+    pairs: Vec<(String, String)>,
+}
+
+impl Numerals {
+    pub(crate) fn new(table: &BTreeMap<String, Vec<String>>, position: usize) -> Self {
+        let pairs = table
+            .iter()
+            .filter_map(|(k, list)| Some((k.clone(), list.get(position)?.clone())))
+            .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+            .collect();
+        Numerals { pairs }
+    }
+}
+
+/// `numeralSwap`: a walk that keeps rewriting, value → key (forward) then key → value (reverse),
+/// each key at most once per path, only keys whose pattern occurs in the original input, with
+/// one `seen` set across both walks. The exploration order is normative (it decides what `seen`
+/// prunes), so keys are visited in bytewise order and the forward walk comes first.
+pub(crate) fn numeral_swap(t: &str, numerals: &Numerals, out: &mut Vec<String>) {
+    let pairs = &numerals.pairs;
+    let mut seen: HashSet<String> = HashSet::from([t.to_owned()]);
+    let mut used = vec![false; pairs.len()];
+    for rev in [false, true] {
+        let allow: Vec<usize> = pairs
+            .iter()
+            .enumerate()
+            .filter(|(_, (k, v))| {
+                let pattern = if rev { k } else { v };
+                t.contains(pattern.as_str())
+            })
+            .map(|(i, _)| i)
+            .collect();
+        walk(t, rev, pairs, &allow, &mut used, &mut seen, out);
+    }
+}
+
+fn walk(
+    s: &str,
+    rev: bool,
+    pairs: &[(String, String)],
+    allow: &[usize],
+    used: &mut [bool],
+    seen: &mut HashSet<String>,
+    out: &mut Vec<String>,
+) {
+    for &num in allow {
+        if used[num] {
+            continue;
+        }
+        let (k, v) = &pairs[num];
+        let (from, to) = if rev { (k, v) } else { (v, k) };
+        if from.is_empty() || to.contains(from.as_str()) {
+            continue;
+        }
+        let next = s.replace(from.as_str(), to);
+        if next == s || seen.contains(&next) {
+            continue;
+        }
+        seen.insert(next.clone());
+        out.push(next.clone());
+        used[num] = true;
+        walk(&next, rev, pairs, allow, used, seen, out);
+        used[num] = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(out: Vec<String>, t: &str) -> Vec<String> {
+        crate::generate::finish(out, t)
+            .into_iter()
+            .map(|v| v.to_string())
+            .collect()
+    }
+
+    fn az() -> Vec<String> {
+        ('a'..='z').map(String::from).collect()
+    }
+
+    #[test]
+    fn graphemes() {
+        let mut out = Vec::new();
+        grapheme_insertion("ab", &az(), &mut out);
+        assert_eq!(strings(out, "ab").len(), 76);
+        let mut out = Vec::new();
+        grapheme_replacement("a", &az(), &mut out);
+        assert_eq!(strings(out, "a").len(), 25);
+    }
+
+    #[test]
+    fn vowels() {
+        let v: Vec<String> = ["a", "e", "i", "o", "u"].map(String::from).to_vec();
+        let mut out = Vec::new();
+        vowel_swapping("a.b", &v, &mut out);
+        assert_eq!(strings(out, "a.b"), ["e.b", "i.b", "o.b", "u.b"]);
+        let mut out = Vec::new();
+        vowel_swapping("école", &v, &mut out);
+        assert_eq!(
+            strings(out, "école"),
+            [
+                "écale", "écele", "écile", "écola", "écoli", "écolo", "écolu", "écule"
+            ]
+        );
+    }
+
+    #[test]
+    fn word_sets_shadowing() {
+        let groups = vec![
+            vec!["i".to_owned(), "aye".to_owned(), "eye".to_owned()],
+            vec![".".to_owned(), "dot".to_owned()],
+        ];
+        let sets = WordSets::new(&groups);
+        let mut out = Vec::new();
+        swap_word_sets("i.io", &sets, &mut out);
+        assert_eq!(strings(out, "i.io"), ["aye.ayeo", "eye.eyeo", "idotio"]);
+        // "eye" occurs, so "e"-free "i"... here "aye" shadows nothing; "eye" contains no "i".
+        let mut out = Vec::new();
+        swap_word_sets("eye", &sets, &mut out);
+        assert_eq!(strings(out, "eye"), ["aye", "i"]);
+    }
+
+    #[test]
+    fn empty_word_occurs_everywhere() {
+        let sets = WordSets::new(&[vec![String::new(), "x".to_owned()]]);
+        let mut out = Vec::new();
+        swap_word_sets("ab", &sets, &mut out);
+        assert_eq!(strings(out, "ab"), ["xaxbx"]);
+    }
+
+    #[test]
+    fn numerals_clique_terminates() {
+        let mut table = BTreeMap::new();
+        for line in [["1", "one", "first"], ["2", "two", "second"]] {
+            for (i, k) in line.iter().enumerate() {
+                let mut partners: Vec<String> = line
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, w)| (*w).to_owned())
+                    .collect();
+                partners.sort();
+                table.insert((*k).to_owned(), partners);
+            }
+        }
+        for p in [0, 1] {
+            let n = Numerals::new(&table, p);
+            for t in ["shop1", "one", "first", "1and2"] {
+                let mut out = Vec::new();
+                numeral_swap(t, &n, &mut out);
+                let set = strings(out.clone(), t);
+                assert!(!set.is_empty(), "{t} {p}");
+                assert_eq!(set.len(), out.len(), "{t}: the walk repeats itself");
+            }
+        }
+    }
+}
