@@ -6,6 +6,8 @@
 //! * [`CaptureProfile`]: the classifier capture profile (upstream: mixle's `capture_profile`).
 //! * [`ExtractiveProfile`] and [`SchemaCheck`]: the extractive profile and its schema check
 //!   (upstream: mixle's `extractive_capture_profile` / `validate_extraction_schema`).
+//! * [`EvaluationResult`], [`CaseResult`] and [`DatasetSummary`]: mutator evaluations, one case
+//!   and a dataset (upstream: LangState's `LLMEvaluator`; the dataset types are capkit's own).
 //!
 //! [`value`] holds the Python value semantics those results are defined in terms of: how a label
 //! prints (`str()`), when two values are equal (`==`) and which values are "falsy". They live here
@@ -19,10 +21,16 @@
 
 mod capture;
 mod extractive;
+mod mutator;
 pub mod value;
 
 pub use capture::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
 pub use extractive::{ExtractiveProfile, F1Pair, SchemaCheck, SchemaValidity};
+pub use mutator::{
+    CaseFailure, CaseResult, ConfidenceError, DatasetSummary, EvaluationResult, FailureKind,
+    FieldCategory, FieldComparison, FieldState, Inference, StateComparison, StateSnapshot,
+    ValueConfidence,
+};
 
 /// A model output: a classifier label or an extractor record, as a JSON value.
 ///

@@ -1,0 +1,161 @@
+//! Errors of mutation, evaluation, case files and LLM clients.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use profile_types::{ConfidenceError, FailureKind};
+
+/// Everything that can go wrong while mutating, evaluating or reading cases.
+///
+/// The three reply errors mirror upstream's classes: `JSONDecodeError` ([`Error::ReplyNotJson`]),
+/// the "expected a JSON array" `ValueError` ([`Error::ReplyNotArray`]) and Pydantic's
+/// `ValidationError` for the first bad element ([`Error::InvalidElement`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The LLM reply is not JSON (code fences, prose, an empty string...).
+    #[error("LLM reply is not JSON: {message} at line {line} column {column}")]
+    ReplyNotJson {
+        /// 1-based line of the problem in the reply.
+        line: usize,
+        /// 1-based column (in characters) of the problem.
+        column: usize,
+        /// What the parser expected.
+        message: &'static str,
+    },
+    /// The LLM reply is JSON but not an array.
+    #[error("LLM reply is JSON but not an array: got {found}")]
+    ReplyNotArray {
+        /// The Python type name of what was found (`dict`, `NoneType`, `int`, `str`...).
+        found: &'static str,
+    },
+    /// An element of the reply array is not a valid extraction. Nothing was applied.
+    #[error("LLM reply element {index}{}: {problem}", key.map(|k| format!(", key `{k}`")).unwrap_or_default())]
+    InvalidElement {
+        /// 0-based position of the first invalid element.
+        index: usize,
+        /// The offending key (`path`, `value`, `confidence`, `inference`), or `None` when the
+        /// element is not an object.
+        key: Option<&'static str>,
+        /// Why it is invalid.
+        problem: String,
+    },
+    /// The LLM client failed; no reply to judge.
+    #[error("LLM client failed: {0}")]
+    Client(#[from] ClientError),
+    /// A confidence outside `[-1, 1]`.
+    #[error(transparent)]
+    Confidence(#[from] ConfidenceError),
+    /// A custom mutator failed.
+    #[error("mutator failed: {0}")]
+    Mutator(String),
+    /// A text given to [`parse_json`](crate::parse_json) is not standard JSON.
+    #[error("not JSON: {0}")]
+    Json(String),
+    /// A dataset line could not be read as a case.
+    #[error("case line {line}: {message}")]
+    Case {
+        /// 1-based line in the JSONL file.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// The dataset failure class of this error: provider failures are told apart from bad replies.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            Error::Client(_) => FailureKind::Client,
+            Error::ReplyNotJson { .. }
+            | Error::ReplyNotArray { .. }
+            | Error::InvalidElement { .. } => FailureKind::Reply,
+            Error::Case { .. } | Error::Io { .. } | Error::Json(_) => FailureKind::Case,
+            Error::Confidence(_) | Error::Mutator(_) => FailureKind::Mutator,
+        }
+    }
+}
+
+/// Why an LLM client produced no reply. Messages never contain an API key.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ClientError {
+    /// The server answered with a non-success HTTP status.
+    #[error("HTTP {status} from {endpoint}: {body}")]
+    Status {
+        /// The HTTP status code.
+        status: u16,
+        /// The URL requested.
+        endpoint: String,
+        /// The start of the response body.
+        body: String,
+    },
+    /// The server could not be reached or the connection broke.
+    #[error("cannot reach {endpoint}: {message}")]
+    Transport {
+        /// The URL requested.
+        endpoint: String,
+        /// What failed.
+        message: String,
+    },
+    /// No complete response within the timeout.
+    #[error("no response from {endpoint} within {timeout:?}")]
+    Timeout {
+        /// The URL requested.
+        endpoint: String,
+        /// The request timeout.
+        timeout: Duration,
+    },
+    /// A success status with a body that is not a chat completion.
+    #[error("malformed response from {endpoint}: {message}")]
+    Malformed {
+        /// The URL requested.
+        endpoint: String,
+        /// What is wrong with the body.
+        message: String,
+    },
+    /// Every attempt failed with a retryable error.
+    #[error("gave up after {attempts} attempts, last: {last}")]
+    Exhausted {
+        /// Attempts made.
+        attempts: u32,
+        /// The last attempt's error.
+        last: Box<ClientError>,
+    },
+    /// The client is misconfigured (bad URL, unsupported scheme...).
+    #[error("client configuration: {0}")]
+    Config(String),
+    /// The response cache could not be read or written.
+    #[error("response cache {}: {message}", path.display())]
+    Cache {
+        /// The cache file or directory.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
+    /// An offline run met a case without a fixed reply.
+    #[error("no fixed reply for this case (offline replay needs a `reply`)")]
+    NoReply,
+    /// Any other client failure.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl ClientError {
+    /// Whether another attempt may succeed: 408, 429, 5xx, connection failures and timeouts.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ClientError::Status { status, .. } => {
+                matches!(status, 408 | 429) || (500..600).contains(status)
+            }
+            ClientError::Transport { .. } | ClientError::Timeout { .. } => true,
+            _ => false,
+        }
+    }
+}
