@@ -61,6 +61,9 @@ pub fn describe(examples: &[Example]) -> Stats {
 pub struct StatsBuilder {
     stats: Stats,
     seen: HashSet<u128>,
+    /// The input of the previous example: consecutive examples usually share one, and this
+    /// skips re-hashing it.
+    last_input: String,
 }
 
 impl StatsBuilder {
@@ -88,6 +91,10 @@ impl StatsBuilder {
                 }
             }
         }
+        if s.examples > 1 && self.last_input == input {
+            return;
+        }
+        input.clone_into(&mut self.last_input);
         let digest = blake3::hash(input.as_bytes());
         let mut first = [0u8; 16];
         first.copy_from_slice(&digest.as_bytes()[..16]);
