@@ -95,9 +95,9 @@ pub fn read_cases(text: &str) -> Vec<CaseLine> {
 
 /// Reads a JSONL file (see [`read_cases`]); fails only when the file cannot be read.
 pub fn read_cases_file(path: &Path) -> Result<Vec<CaseLine>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+    let text = std::fs::read_to_string(path).map_err(|cause| Error::Io {
         path: path.to_owned(),
-        source,
+        cause,
     })?;
     Ok(read_cases(&text))
 }

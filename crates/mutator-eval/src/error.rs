@@ -41,7 +41,7 @@ pub enum Error {
     },
     /// The LLM client failed; no reply to judge.
     #[error("LLM client failed: {0}")]
-    Client(#[from] ClientError),
+    Client(ClientError),
     /// A confidence outside `[-1, 1]`.
     #[error(transparent)]
     Confidence(#[from] ConfidenceError),
@@ -60,13 +60,21 @@ pub enum Error {
         message: String,
     },
     /// A file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (shown in the message, so not also chained as a source).
+        cause: std::io::Error,
     },
+}
+
+// Not `#[from]`: that would also chain the client error as a source, and the message already
+// shows it (printing the chain would repeat it).
+impl From<ClientError> for Error {
+    fn from(e: ClientError) -> Self {
+        Error::Client(e)
+    }
 }
 
 impl Error {
