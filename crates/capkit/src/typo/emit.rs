@@ -1,0 +1,268 @@
+//! `capkit typo emit`: the main job.
+//!
+//! The corpus streams through in chunks of names: each chunk is generated and encoded in
+//! parallel (rayon), then written in corpus order, so memory is bounded by one chunk and the
+//! bytes are exactly those of a single-threaded run.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use typo_tasks::{
+    Example, FingerprintWriter, HarnessError, Needs, Ratio, Splitter, StatsBuilder, Task,
+    encode_example,
+};
+
+use super::names::Names;
+use super::output::Sink;
+use super::{RegistryArgs, display, needs_heading, select_tasks};
+
+/// Names generated and encoded per parallel batch: big enough to keep both cores busy, small
+/// enough that a batch's output (a few MB) bounds memory.
+const CHUNK: usize = 256;
+
+/// Arguments of `capkit typo emit`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct EmitArgs {
+    /// Tasks to emit: comma-separated ids (`co,cs,hr`), or `all`. May be repeated.
+    #[arg(long, value_name = "IDS", default_value = "all")]
+    tasks: Vec<String>,
+    /// Names to emit for, one per line, taken verbatim (no trimming). Default: the embedded
+    /// corpus of well-known domain names, whose unrepresentable examples (bf of its IDNs) are
+    /// dropped as with --drop-unrepresentable.
+    #[arg(long, value_name = "FILE")]
+    corpus: Option<PathBuf>,
+    #[command(flatten)]
+    registry: RegistryArgs,
+    /// Also emit (name, task) pairs whose expected set is empty (`"expect":null`).
+    #[arg(long)]
+    with_empty: bool,
+    /// Assign no train/val/test split (the `split` field is left out).
+    #[arg(long, conflicts_with_all = ["salt", "ratio"])]
+    no_split: bool,
+    /// Salt of the split hash: a different salt gives a different, equally stable split.
+    #[arg(long, value_name = "S", default_value = "")]
+    salt: String,
+    /// Train,val,test weights of the split.
+    #[arg(long, value_name = "T,V,T", default_value = "0.8,0.1,0.1", value_parser = parse_ratio)]
+    ratio: Ratio,
+    /// Provenance written into every example's `source` (default: the corpus file's name, or
+    /// `capkit:domains.txt` for the embedded corpus).
+    #[arg(long, value_name = "S")]
+    source: Option<String>,
+    /// Write the corpus to FILE, atomically (temp file and rename), instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Leave out examples JSONL cannot carry (bf variants that are not UTF-8) and say how many,
+    /// instead of refusing the corpus.
+    #[arg(long)]
+    drop_unrepresentable: bool,
+}
+
+/// `--ratio T,V,T`: three finite, non-negative weights.
+fn parse_ratio(s: &str) -> Result<Ratio, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let [train, val, test] = parts.as_slice() else {
+        return Err(format!(
+            "expected three comma-separated weights such as 0.8,0.1,0.1, got {s:?}"
+        ));
+    };
+    let weight = |name: &str, v: &str| -> Result<f64, String> {
+        match v.parse::<f64>() {
+            Ok(w) if w.is_finite() && w >= 0.0 => Ok(w),
+            _ => Err(format!("{name} weight {v:?} is not a non-negative number")),
+        }
+    };
+    let ratio = Ratio {
+        train: weight("train", train)?,
+        val: weight("val", val)?,
+        test: weight("test", test)?,
+    };
+    if ratio.train + ratio.val + ratio.test <= 0.0 {
+        return Err("the weights sum to zero".to_owned());
+    }
+    Ok(ratio)
+}
+
+/// The encoded output of one name.
+struct NameOut {
+    line: usize,
+    bytes: Vec<u8>,
+    /// (task index, variants) of every example written.
+    facts: Vec<(usize, usize)>,
+    split: &'static str,
+    dropped: Vec<usize>,
+    refused: Option<HarnessError>,
+}
+
+fn emit_name(
+    tasks: &[&Task],
+    line: usize,
+    name: &str,
+    source: &str,
+    splitter: Option<&Splitter>,
+    with_empty: bool,
+    drop: bool,
+) -> NameOut {
+    let split = splitter.map(|s| s.split_of(name)).unwrap_or("");
+    let mut out = NameOut {
+        line,
+        bytes: Vec::new(),
+        facts: Vec::new(),
+        split,
+        dropped: Vec::new(),
+        refused: None,
+    };
+    for (i, task) in tasks.iter().enumerate() {
+        let expect = task.expect(name);
+        if expect.is_empty() && !with_empty {
+            continue;
+        }
+        let variants = expect.len();
+        let example = Example {
+            task: task.id.to_owned(),
+            input: name.to_owned(),
+            expect: (!expect.is_empty()).then_some(expect),
+            split: split.to_owned(),
+            source: source.to_owned(),
+        };
+        match encode_example(&example, &mut out.bytes) {
+            Ok(()) => out.facts.push((i, variants)),
+            Err(_) if drop => out.dropped.push(i),
+            Err(err) => {
+                out.refused = Some(err);
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn progress(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} emit [{bar:30}] {bytes}/{total_bytes} {msg} ({elapsed}, eta {eta})",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// Runs `capkit typo emit`.
+pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
+    let registry = args.registry.registry()?;
+    let tasks = select_tasks(&registry, &args.tasks)?;
+    let mut names = Names::open(args.corpus.as_deref())?;
+    // The embedded corpus has IDNs, whose bf variants JSONL cannot carry: the default run drops
+    // them (and says so) rather than refusing the project's main job.
+    let drop = args.drop_unrepresentable || args.corpus.is_none();
+    let source = match (&args.source, &args.corpus) {
+        (Some(s), _) => s.clone(),
+        (None, Some(path)) => path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| display(path)),
+        (None, None) => "capkit:domains.txt".to_owned(),
+    };
+    let splitter = (!args.no_split).then(|| Splitter::new(args.ratio, &args.salt));
+
+    let sink = Sink::create(args.out.as_deref(), !drop)?;
+    let mut out = FingerprintWriter::new(sink);
+    let bar = progress(names.total_bytes);
+    let mut stats = StatsBuilder::new();
+    let mut dropped: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let target = args
+        .out
+        .as_deref()
+        .map(display)
+        .unwrap_or_else(|| "stdout".to_owned());
+    loop {
+        chunk.clear();
+        let consumed = names.next_chunk(CHUNK, &mut chunk)?;
+        if consumed == 0 {
+            break;
+        }
+        let outs: Vec<NameOut> = chunk
+            .par_iter()
+            .map(|(line, name)| {
+                emit_name(
+                    &tasks,
+                    *line,
+                    name,
+                    &source,
+                    splitter.as_ref(),
+                    args.with_empty,
+                    drop,
+                )
+            })
+            .collect();
+        for (o, (_, name)) in outs.into_iter().zip(&chunk) {
+            if let Some(err) = o.refused {
+                let what = match &err {
+                    HarnessError::NotRepresentable { task, input } => format!(
+                        "{task}/{input:?} has a variant that is not valid UTF-8 and cannot survive JSONL; \
+                         pass --drop-unrepresentable to leave such examples out, or leave {task} out of --tasks"
+                    ),
+                    other => other.to_string(),
+                };
+                anyhow::bail!(
+                    "{}: line {}: {what} (nothing was written)",
+                    names.label(),
+                    o.line
+                );
+            }
+            out.write_all(&o.bytes)
+                .with_context(|| format!("{target}: cannot write"))?;
+            for (i, variants) in o.facts {
+                stats.add(tasks[i].id, name, variants, o.split);
+            }
+            for i in o.dropped {
+                *dropped.entry(tasks[i].id).or_default() += 1;
+            }
+        }
+        bar.inc(consumed);
+    }
+    bar.finish_and_clear();
+    let fingerprint = out.fingerprint();
+    out.into_inner().commit()?;
+
+    let stats = stats.finish();
+    let mut per_needs: BTreeMap<Needs, usize> = BTreeMap::new();
+    for task in &tasks {
+        *per_needs.entry(task.needs).or_default() +=
+            stats.by_task.get(task.id).copied().unwrap_or(0);
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "capkit: wrote {target}: {stats}");
+    for (needs, n) in &per_needs {
+        let ids: Vec<&str> = tasks
+            .iter()
+            .filter(|t| t.needs == *needs)
+            .map(|t| t.id)
+            .collect();
+        let _ = writeln!(
+            err,
+            "  {}: {n} examples ({})",
+            needs_heading(*needs),
+            ids.join(" ")
+        );
+    }
+    if !dropped.is_empty() {
+        let total: usize = dropped.values().sum();
+        let by: Vec<String> = dropped.iter().map(|(t, n)| format!("{t}={n}")).collect();
+        let _ = writeln!(
+            err,
+            "  dropped {total} unrepresentable examples (variants that are not UTF-8: {})",
+            by.join(" ")
+        );
+    }
+    let _ = writeln!(err, "  fingerprint {fingerprint}");
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! The name corpus `emit` reads: one name per line, taken verbatim.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use super::display;
+
+/// The embedded default corpus: real, well-known domain names across categories and countries,
+/// IDNs included, curated for capkit (`crates/capkit/data/domains.txt`).
+pub(crate) const DEFAULT_CORPUS: &str = include_str!("../../data/domains.txt");
+
+/// A stream of names. Lines are split on `\n` only and nothing is trimmed (a trailing `\r` stays
+/// part of the name); empty lines give no name. A line that is not UTF-8 is an error naming the
+/// file, line and column.
+pub(crate) struct Names {
+    reader: Box<dyn BufRead + Send>,
+    label: String,
+    line: usize,
+    buf: Vec<u8>,
+    warned_cr: bool,
+    /// Total bytes, when known, for progress.
+    pub(crate) total_bytes: u64,
+}
+
+impl Names {
+    /// Opens `--corpus FILE`, or the embedded default.
+    pub(crate) fn open(path: Option<&Path>) -> anyhow::Result<Names> {
+        let (reader, label, total_bytes): (Box<dyn BufRead + Send>, String, u64) = match path {
+            None => (
+                Box::new(DEFAULT_CORPUS.as_bytes()),
+                "(embedded domains.txt)".to_owned(),
+                DEFAULT_CORPUS.len() as u64,
+            ),
+            Some(p) => {
+                let file = File::open(p).with_context(|| format!("{}: cannot read", display(p)))?;
+                let total = file.metadata().map(|m| m.len()).unwrap_or(0);
+                (
+                    Box::new(BufReader::with_capacity(1 << 16, file)),
+                    display(p),
+                    total,
+                )
+            }
+        };
+        Ok(Names {
+            reader,
+            label,
+            line: 0,
+            buf: Vec::new(),
+            warned_cr: false,
+            total_bytes,
+        })
+    }
+
+    /// The corpus name for messages.
+    pub(crate) fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Appends up to `max` `(line number, name)` pairs to `out`; returns the bytes consumed
+    /// (0 at the end).
+    pub(crate) fn next_chunk(
+        &mut self,
+        max: usize,
+        out: &mut Vec<(usize, String)>,
+    ) -> anyhow::Result<u64> {
+        let mut consumed = 0u64;
+        while out.len() < max {
+            self.buf.clear();
+            let n = self
+                .reader
+                .read_until(b'\n', &mut self.buf)
+                .with_context(|| format!("{}: line {}: cannot read", self.label, self.line + 1))?;
+            if n == 0 {
+                break;
+            }
+            consumed += n as u64;
+            self.line += 1;
+            if self.buf.last() == Some(&b'\n') {
+                self.buf.pop();
+            }
+            if self.buf.is_empty() {
+                continue;
+            }
+            let name = match std::str::from_utf8(&self.buf) {
+                Ok(name) => name.to_owned(),
+                Err(e) => {
+                    let at = e.valid_up_to();
+                    let byte = self.buf.get(at).copied().unwrap_or(0);
+                    anyhow::bail!(
+                        "{}: line {}: not valid UTF-8 (byte 0x{byte:02x} at column {}); corpus names must be UTF-8 text",
+                        self.label,
+                        self.line,
+                        at + 1
+                    );
+                }
+            };
+            if name.ends_with('\r') && !self.warned_cr {
+                self.warned_cr = true;
+                eprintln!(
+                    "capkit: warning: {}: line {}: name ends with a carriage return (CRLF file?); names are taken verbatim",
+                    self.label, self.line
+                );
+            }
+            out.push((self.line, name));
+        }
+        Ok(consumed)
+    }
+}

@@ -1,0 +1,324 @@
+//! `capkit typo score`: strict scores of predictions against a corpus.
+//!
+//! Every corpus example (of `--split`, if given) is scored: the oracle runs again and must agree
+//! with the corpus's expected set (otherwise `--data`/`--keyboard` differ from the corpus's
+//! registry, and the scores would be meaningless). An example with no prediction is scored as an
+//! empty answer. A prediction for a (task, input) the corpus does not have is an error.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use rayon::prelude::*;
+use serde_json::{Value, json};
+use typo_tasks::{
+    Example, JsonlReader, Needs, Registry, ScoreResult, Summarizer, Summary, Variant, score_against,
+};
+
+use super::{display, needs_heading};
+
+/// Examples scored per parallel batch.
+const CHUNK: usize = 1024;
+
+/// Arguments of `capkit typo score`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ScoreArgs {
+    /// The JSONL corpus the predictions answer.
+    #[arg(long, value_name = "FILE")]
+    corpus: PathBuf,
+    /// Predictions, one `{"task":…,"input":…,"predict":[…]}` per line.
+    #[arg(long, value_name = "FILE")]
+    predictions: PathBuf,
+    #[command(flatten)]
+    registry: super::RegistryArgs,
+    /// Score only the corpus examples of this split (`train`, `val`, `test`).
+    #[arg(long, value_name = "SPLIT")]
+    split: Option<String>,
+    /// Print the summaries as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One prediction, with the line it came from and whether a corpus example used it.
+struct Prediction {
+    line: usize,
+    predict: Vec<Variant>,
+    used: bool,
+}
+
+type Key = (String, String);
+
+fn string_field(v: &Value, field: &str, label: &str, line: usize) -> anyhow::Result<String> {
+    match v.get(field) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(other) => anyhow::bail!(
+            "{label}: line {line}: field \"{field}\": expected a string, found {}",
+            kind(other)
+        ),
+        None => anyhow::bail!("{label}: line {line}: field \"{field}\" is missing"),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn read_predictions(
+    args: &ScoreArgs,
+    registry: &Registry,
+) -> anyhow::Result<HashMap<Key, Prediction>> {
+    let label = display(&args.predictions);
+    let file = File::open(&args.predictions).with_context(|| format!("{label}: cannot read"))?;
+    let mut reader = BufReader::new(file);
+    let mut out: HashMap<Key, Prediction> = HashMap::new();
+    let mut buf = Vec::new();
+    let mut line = 0;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .with_context(|| format!("{label}: line {}: cannot read", line + 1))?;
+        if n == 0 {
+            break;
+        }
+        line += 1;
+        let text = std::str::from_utf8(&buf)
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "{label}: line {line}: not valid UTF-8 at column {}",
+                    e.valid_up_to() + 1
+                )
+            })?
+            .trim();
+        if text.is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(text).map_err(|e| {
+            anyhow::anyhow!(
+                "{label}: line {line}: column {}: not JSON: {}",
+                e.column(),
+                strip_position(&e.to_string())
+            )
+        })?;
+        if !v.is_object() {
+            anyhow::bail!(
+                "{label}: line {line}: expected an object with task, input and predict, found {}",
+                kind(&v)
+            );
+        }
+        let task = string_field(&v, "task", &label, line)?;
+        let input = string_field(&v, "input", &label, line)?;
+        if registry.get(&task).is_none() {
+            anyhow::bail!(
+                "{label}: line {line}: field \"task\": {task:?} is not a task of the registry (have: {})",
+                registry.ids().join(", ")
+            );
+        }
+        let predict = match v.get("predict") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => {
+                let mut predict = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    match item {
+                        Value::String(s) => predict.push(Variant::from(s.as_str())),
+                        other => anyhow::bail!(
+                            "{label}: line {line}: field \"predict\"[{i}]: expected a string, found {}",
+                            kind(other)
+                        ),
+                    }
+                }
+                predict
+            }
+            Some(other) => anyhow::bail!(
+                "{label}: line {line}: field \"predict\": expected an array of strings, found {}",
+                kind(other)
+            ),
+        };
+        let key = (task, input);
+        if let Some(first) = out.get(&key) {
+            anyhow::bail!(
+                "{label}: line {line}: a second prediction for {}/{:?} (the first is on line {})",
+                key.0,
+                key.1,
+                first.line
+            );
+        }
+        out.insert(
+            key,
+            Prediction {
+                line,
+                predict,
+                used: false,
+            },
+        );
+    }
+    Ok(out)
+}
+
+fn strip_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(at) => &message[..at],
+        None => message,
+    }
+}
+
+/// Runs `capkit typo score`.
+pub(crate) fn run(args: &ScoreArgs) -> anyhow::Result<()> {
+    let registry = args.registry.registry()?;
+    let mut predictions = read_predictions(args, &registry)?;
+    let label = display(&args.corpus);
+    let file = File::open(&args.corpus).with_context(|| format!("{label}: cannot read"))?;
+    let mut corpus = JsonlReader::new(BufReader::with_capacity(1 << 16, file));
+    let mut summarizer = Summarizer::new();
+    let mut scored = 0usize;
+    let mut unpredicted = 0usize;
+    let mut batch: Vec<(usize, Example, Vec<Variant>)> = Vec::with_capacity(CHUNK);
+    loop {
+        batch.clear();
+        for item in corpus.by_ref() {
+            let (line, e) = item.map_err(|e| anyhow::anyhow!("{label}: {e}"))?;
+            if args.split.as_ref().is_some_and(|s| *s != e.split) {
+                continue;
+            }
+            if registry.get(&e.task).is_none() {
+                let why = registry
+                    .why_unregistered(&e.task)
+                    .map(|u| format!("{u}; "))
+                    .unwrap_or_default();
+                anyhow::bail!(
+                    "{label}: line {line}: field \"task\": {:?} is not a task of the registry ({why}pass the --data/--keyboard the corpus was built with)",
+                    e.task
+                );
+            }
+            let predict = match predictions.get_mut(&(e.task.clone(), e.input.clone())) {
+                Some(p) => {
+                    p.used = true;
+                    p.predict.clone()
+                }
+                None => {
+                    unpredicted += 1;
+                    Vec::new()
+                }
+            };
+            batch.push((line, e, predict));
+            if batch.len() == CHUNK {
+                break;
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let results: Vec<Result<ScoreResult, String>> = batch
+            .par_iter()
+            .map(|(line, e, predict)| {
+                let Some(task) = registry.get(&e.task) else {
+                    return Err(format!("{label}: line {line}: field \"task\": {:?} is not registered", e.task));
+                };
+                let expect = task.expect(&e.input);
+                if expect.as_slice() != e.expect_set() {
+                    return Err(format!(
+                        "{label}: line {line}: field \"expect\": {}/{:?} has {} variants but the oracle gives {}; pass the --data/--keyboard the corpus was built with",
+                        e.task,
+                        e.input,
+                        e.expect_set().len(),
+                        expect.len()
+                    ));
+                }
+                Ok(score_against(&e.task, &e.input, expect, predict.iter().cloned()))
+            })
+            .collect();
+        for r in results {
+            let r = r.map_err(anyhow::Error::msg)?;
+            summarizer.add(&r);
+            scored += 1;
+        }
+    }
+    let mut strays: Vec<(&Key, &Prediction)> =
+        predictions.iter().filter(|(_, p)| !p.used).collect();
+    strays.sort_by_key(|(_, p)| p.line);
+    if let Some(((task, input), p)) = strays.first() {
+        let scope = args
+            .split
+            .as_ref()
+            .map(|s| format!("'s {s} split"))
+            .unwrap_or_default();
+        anyhow::bail!(
+            "{}: line {}: prediction for {task}/{input:?} is not in the corpus{scope} {label} ({} such predictions)",
+            display(&args.predictions),
+            p.line,
+            strays.len()
+        );
+    }
+    let summaries = summarizer.finish(&registry)?;
+    if args.json {
+        print_json(&summaries, scored, unpredicted);
+    } else {
+        print_table(&summaries);
+        eprintln!(
+            "capkit: scored {scored} examples of {label}; {unpredicted} had no prediction and were scored as empty answers"
+        );
+    }
+    Ok(())
+}
+
+fn groups(summaries: &[Summary]) -> Vec<(Needs, Vec<&Summary>)> {
+    [Needs::Nothing, Needs::Language, Needs::Keyboard]
+        .into_iter()
+        .map(|n| {
+            (
+                n,
+                summaries
+                    .iter()
+                    .filter(|s| s.needs == n)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .filter(|(_, g)| !g.is_empty())
+        .collect()
+}
+
+fn print_table(summaries: &[Summary]) {
+    for (i, (needs, group)) in groups(summaries).into_iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        println!("{}", needs_heading(needs));
+        for s in group {
+            println!("  {s}");
+        }
+    }
+}
+
+fn print_json(summaries: &[Summary], scored: usize, unpredicted: usize) {
+    let groups: Vec<Value> = groups(summaries)
+        .into_iter()
+        .map(|(needs, group)| {
+            let tasks: Vec<Value> = group
+                .iter()
+                .map(|s| {
+                    json!({
+                        "task": s.task,
+                        "needs": s.needs.as_str(),
+                        "n": s.n,
+                        "exact_match": s.exact_match,
+                        "precision": s.precision,
+                        "recall": s.recall,
+                        "f1": s.f1,
+                    })
+                })
+                .collect();
+            json!({ "needs": needs.as_str(), "tasks": tasks })
+        })
+        .collect();
+    let doc = json!({ "scored": scored, "unpredicted": unpredicted, "groups": groups });
+    println!("{doc:#}");
+}
