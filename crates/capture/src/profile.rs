@@ -3,65 +3,83 @@
 use foldhash::fast::FixedState;
 use indexmap::{IndexMap, IndexSet};
 use profile_types::value::py_str;
-use profile_types::{CaptureProfile, ProbePredictions, ViolationRates};
+use profile_types::{CaptureProfile, Label, ProbePredictions, ViolationRates};
 use suite_core::{CapabilitySuite, Model, PredictionCache, Side, Stage, StageIds};
 
 use crate::Error;
 
+/// What the profile keeps of one prediction: the id of its comparison form (Python `str()`), in
+/// one space shared by both sides so every comparison is an integer comparison, and the raw label
+/// only where the profile reports it (probes).
+struct Slot {
+    form: u32,
+    raw: Option<Box<Label>>,
+}
+
 /// Profiles `student` against `teacher` on `texts` under `suite`.
 ///
-/// Stages run in upstream's order (clean, corruptions, invariances, probes, decisions); each sends
-/// each model one batch of the texts it has not seen yet. Errors name the side and the stage.
+/// Every distinct text is sent to each model once, in one batch per stage (probes, clean,
+/// corruptions, invariances); decisions are requested once per distinct clean text. Errors name
+/// the side and the stage; no partial profile is returned.
 pub fn capture_profile<S: AsRef<str>>(
     student: &dyn Model,
     teacher: &dyn Model,
     texts: &[S],
     suite: &CapabilitySuite,
 ) -> Result<CaptureProfile, Error> {
-    let mut cache = PredictionCache::new(student, teacher);
-    let mut labels = LabelIds::default();
+    let probe_count = suite.probes().len();
+    let mut forms: IndexSet<Box<str>, FixedState> = IndexSet::default();
+    let mut cache = PredictionCache::with_converter(student, teacher, move |id, label: Label| {
+        let form = py_str(&label);
+        let form = match forms.get_index_of(&*form) {
+            Some(i) => i as u32,
+            None => forms.insert_full(form.into()).0 as u32,
+        };
+        // Probes are interned first, so their ids are the lowest.
+        let raw = ((id as usize) < probe_count).then(|| Box::new(label));
+        Slot { form, raw }
+    });
+    let stages = 1 + suite.corruptions().count() + suite.invariances().count();
+    cache.reserve(texts.len() * stages + probe_count);
 
+    // Probes first: their raw labels are kept, everything else is reduced to a form id.
+    let probe_ids = cache.stage(&Stage::Probes, suite.probes().iter().map(String::as_str))?;
     let clean = cache.stage(&Stage::Clean, texts.iter().map(AsRef::as_ref))?;
-    labels.catch_up(&cache);
-    let clean_agreement = labels.agreement(&clean);
+    let clean_agreement = agreement(&cache, &clean);
 
     let mut corruptions = IndexMap::new();
     for (name, transform) in suite.corruptions() {
         let ids = cache.transformed(&Stage::Corruption(name.to_owned()), &clean, transform)?;
-        labels.catch_up(&cache);
-        corruptions.insert(name.to_owned(), labels.agreement(&ids));
+        corruptions.insert(name.to_owned(), agreement(&cache, &ids));
     }
 
     let mut invariances = IndexMap::new();
     for (name, transform) in suite.invariances() {
         let ids = cache.transformed(&Stage::Invariance(name.to_owned()), &clean, transform)?;
-        labels.catch_up(&cache);
         invariances.insert(
             name.to_owned(),
             ViolationRates {
-                student_violation_rate: labels.violation(Side::Student, &clean, &ids),
-                teacher_violation_rate: labels.violation(Side::Teacher, &clean, &ids),
+                student_violation_rate: violation(&cache, Side::Student, &clean, &ids),
+                teacher_violation_rate: violation(&cache, Side::Teacher, &clean, &ids),
             },
         );
     }
 
-    let probes = if suite.probes().is_empty() {
-        None
-    } else {
-        let ids = cache.stage(&Stage::Probes, suite.probes().iter().map(String::as_str))?;
-        Some(ProbePredictions {
-            student: ids
+    let probes = (probe_count > 0).then(|| {
+        let raw = |slot: &Slot| slot.raw.as_deref().cloned().unwrap_or(Label::Null);
+        ProbePredictions {
+            student: probe_ids
                 .ids()
                 .iter()
-                .map(|&id| cache.student(id).clone())
+                .map(|&id| raw(cache.student(id)))
                 .collect(),
-            teacher: ids
+            teacher: probe_ids
                 .ids()
                 .iter()
-                .map(|&id| cache.teacher(id).clone())
+                .map(|&id| raw(cache.teacher(id)))
                 .collect(),
-        })
-    };
+        }
+    });
 
     let abstention = cache.abstention(&clean)?;
     Ok(CaptureProfile {
@@ -73,60 +91,30 @@ pub fn capture_profile<S: AsRef<str>>(
     })
 }
 
-/// Each cached prediction's Python `str()` form as an id in one space shared by both sides, so
-/// every comparison in the profile is an integer comparison.
-#[derive(Default)]
-struct LabelIds {
-    forms: IndexSet<Box<str>, FixedState>,
-    student: Vec<u32>,
-    teacher: Vec<u32>,
+/// Fraction of the stage's texts on which the sides agree; `0.0` for no texts.
+fn agreement(cache: &PredictionCache<'_, Slot>, stage: &StageIds) -> f64 {
+    let agree = stage
+        .ids()
+        .iter()
+        .filter(|&&id| cache.student(id).form == cache.teacher(id).form)
+        .count();
+    rate(agree, stage.len())
 }
 
-impl LabelIds {
-    fn catch_up(&mut self, cache: &PredictionCache<'_>) {
-        for id in self.student.len()..cache.distinct_texts() {
-            let s = self.intern(&py_str(cache.student(id as u32)));
-            let t = self.intern(&py_str(cache.teacher(id as u32)));
-            self.student.push(s);
-            self.teacher.push(t);
-        }
-    }
-
-    fn intern(&mut self, form: &str) -> u32 {
-        match self.forms.get_index_of(form) {
-            Some(i) => i as u32,
-            None => self.forms.insert_full(form.into()).0 as u32,
-        }
-    }
-
-    fn side(&self, side: Side) -> &[u32] {
-        match side {
-            Side::Student => &self.student,
-            Side::Teacher => &self.teacher,
-        }
-    }
-
-    /// Fraction of the stage's texts on which the sides agree; `0.0` for no texts.
-    fn agreement(&self, stage: &StageIds) -> f64 {
-        let agree = stage
-            .ids()
-            .iter()
-            .filter(|&&id| self.student[id as usize] == self.teacher[id as usize])
-            .count();
-        rate(agree, stage.len())
-    }
-
-    /// Fraction of texts whose `side` label changed between `before` and `after`.
-    fn violation(&self, side: Side, before: &StageIds, after: &StageIds) -> f64 {
-        let l = self.side(side);
-        let changed = before
-            .ids()
-            .iter()
-            .zip(after.ids())
-            .filter(|&(&b, &a)| l[b as usize] != l[a as usize])
-            .count();
-        rate(changed, before.len())
-    }
+/// Fraction of texts whose `side` label changed between `before` and `after`.
+fn violation(
+    cache: &PredictionCache<'_, Slot>,
+    side: Side,
+    before: &StageIds,
+    after: &StageIds,
+) -> f64 {
+    let changed = before
+        .ids()
+        .iter()
+        .zip(after.ids())
+        .filter(|&(&b, &a)| cache.output(side, b).form != cache.output(side, a).form)
+        .count();
+    rate(changed, before.len())
 }
 
 /// `k / n` as numpy's mean of booleans gives it (exact IEEE quotient), `0.0` when `n == 0`.

@@ -4,6 +4,7 @@ use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use profile_types::{Abstention, Label};
 
+use crate::transform::TextHash;
 use crate::{Decision, Error, Model, Side, Stage, Transform};
 
 /// The texts of one stage of a profile, as ids into a [`PredictionCache`] (index-aligned with the
@@ -28,29 +29,58 @@ impl StageIds {
     }
 }
 
+type Convert<'m, T> = Box<dyn FnMut(u32, Label) -> T + 'm>;
+
 /// Interns every text a profile shows its models and remembers both models' answers, so each
 /// distinct text (clean, corrupted, rewritten or probe) is predicted once per model.
 ///
 /// Each stage sends one batch per model: the texts of that stage not seen before, in first-seen
-/// order. This relies on models being deterministic.
-pub struct PredictionCache<'m> {
+/// order. This relies on models being deterministic. Answers are stored as `T`: the raw label by
+/// default ([`PredictionCache::new`]), or whatever a converter makes of it
+/// ([`PredictionCache::with_converter`]; a classifier profile keeps an interned id of the label's
+/// comparison form, which is far smaller than the label).
+pub struct PredictionCache<'m, T = Label> {
     student: &'m dyn Model,
     teacher: &'m dyn Model,
-    texts: IndexSet<Box<str>, FixedState>,
-    student_out: Vec<Label>,
-    teacher_out: Vec<Label>,
+    texts: IndexSet<String, FixedState>,
+    /// blake3 of base texts, computed once for the seeded transforms that read it.
+    hashes: Vec<Option<TextHash>>,
+    student_out: Vec<T>,
+    teacher_out: Vec<T>,
+    convert: Convert<'m, T>,
 }
 
-impl<'m> PredictionCache<'m> {
-    /// An empty cache over a student and a teacher.
-    pub fn new(student: &'m dyn Model, teacher: &'m dyn Model) -> PredictionCache<'m> {
+impl<'m> PredictionCache<'m, Label> {
+    /// An empty cache over a student and a teacher that keeps every answer as returned.
+    pub fn new(student: &'m dyn Model, teacher: &'m dyn Model) -> PredictionCache<'m, Label> {
+        PredictionCache::with_converter(student, teacher, |_, label| label)
+    }
+}
+
+impl<'m, T> PredictionCache<'m, T> {
+    /// An empty cache that stores `convert(text id, answer)` instead of each raw answer.
+    pub fn with_converter(
+        student: &'m dyn Model,
+        teacher: &'m dyn Model,
+        convert: impl FnMut(u32, Label) -> T + 'm,
+    ) -> PredictionCache<'m, T> {
         PredictionCache {
             student,
             teacher,
             texts: IndexSet::default(),
+            hashes: Vec::new(),
             student_out: Vec::new(),
             teacher_out: Vec::new(),
+            convert: Box::new(convert),
         }
+    }
+
+    /// Reserves room for `additional` more distinct texts (a profile knows roughly how many
+    /// texts its stages will add; reserving once avoids rehashing a large table repeatedly).
+    pub fn reserve(&mut self, additional: usize) {
+        self.texts.reserve(additional);
+        self.student_out.reserve(additional);
+        self.teacher_out.reserve(additional);
     }
 
     /// Number of distinct texts predicted so far (per model).
@@ -59,17 +89,17 @@ impl<'m> PredictionCache<'m> {
     }
 
     /// The student's answer for a text id.
-    pub fn student(&self, id: u32) -> &Label {
+    pub fn student(&self, id: u32) -> &T {
         &self.student_out[id as usize]
     }
 
     /// The teacher's answer for a text id.
-    pub fn teacher(&self, id: u32) -> &Label {
+    pub fn teacher(&self, id: u32) -> &T {
         &self.teacher_out[id as usize]
     }
 
     /// The answer of `side` for a text id.
-    pub fn output(&self, side: Side, id: u32) -> &Label {
+    pub fn output(&self, side: Side, id: u32) -> &T {
         match side {
             Side::Student => self.student(id),
             Side::Teacher => self.teacher(id),
@@ -85,7 +115,7 @@ impl<'m> PredictionCache<'m> {
     pub fn stage<I, S>(&mut self, stage: &Stage, texts: I) -> Result<StageIds, Error>
     where
         I: IntoIterator<Item = S>,
-        S: Into<Box<str>>,
+        S: Into<String>,
     {
         let first_new = self.texts.len();
         let ids = texts
@@ -108,13 +138,21 @@ impl<'m> PredictionCache<'m> {
         // Transform each distinct base text once; duplicates reuse the result.
         let mut mapped = vec![u32::MAX; first_new];
         let mut ids = Vec::with_capacity(base.len());
+        if transform.uses_text_hash() && self.hashes.len() < first_new {
+            self.hashes.resize(first_new, None);
+        }
         for &id in &base.0 {
-            let slot = &mut mapped[id as usize];
-            if *slot == u32::MAX {
-                let out = transform.apply(self.text(id));
-                *slot = self.texts.insert_full(out.into_boxed_str()).0 as u32;
+            if mapped[id as usize] == u32::MAX {
+                let text = self.texts.get_index(id as usize).map_or("", String::as_str);
+                let out = if transform.uses_text_hash() {
+                    let hash = self.hashes[id as usize].get_or_insert_with(|| TextHash::of(text));
+                    transform.apply_with_hash(text, hash)
+                } else {
+                    transform.apply(text)
+                };
+                mapped[id as usize] = self.texts.insert_full(out).0 as u32;
             }
-            ids.push(*slot);
+            ids.push(mapped[id as usize]);
         }
         self.predict_new(stage, first_new)?;
         Ok(StageIds(ids))
@@ -124,11 +162,15 @@ impl<'m> PredictionCache<'m> {
         if first_new == self.texts.len() {
             return Ok(());
         }
-        let batch: Vec<&str> = self.texts[first_new..].iter().map(|t| &**t).collect();
+        let batch: Vec<&str> = self.texts[first_new..].iter().map(String::as_str).collect();
         let student = call(self.student, Side::Student, stage, &batch)?;
         let teacher = call(self.teacher, Side::Teacher, stage, &batch)?;
-        self.student_out.extend(student);
-        self.teacher_out.extend(teacher);
+        let convert = &mut self.convert;
+        let ids = first_new as u32..;
+        self.student_out
+            .extend(ids.clone().zip(student).map(|(id, l)| convert(id, l)));
+        self.teacher_out
+            .extend(ids.zip(teacher).map(|(id, l)| convert(id, l)));
         Ok(())
     }
 

@@ -45,18 +45,14 @@ pub fn py_whitespace_collapse(text: &str) -> String {
 /// final form `ς` at the end of a word (the Final_Sigma rule, which `str::to_lowercase` applies).
 pub fn py_swapcase(text: &str) -> String {
     if text.is_ascii() {
-        return text
-            .bytes()
-            .map(|b| {
-                if b.is_ascii_uppercase() {
-                    b.to_ascii_lowercase() as char
-                } else if b.is_ascii_lowercase() {
-                    b.to_ascii_uppercase() as char
-                } else {
-                    b as char
-                }
-            })
-            .collect();
+        let mut bytes = text.as_bytes().to_vec();
+        for b in &mut bytes {
+            if b.is_ascii_alphabetic() {
+                *b ^= 0x20;
+            }
+        }
+        // Flipping the case bit of an ASCII letter keeps the text ASCII.
+        return String::from_utf8(bytes).unwrap_or_default();
     }
     // std applies Final_Sigma only in `str::to_lowercase`; read each sigma's context-dependent
     // form off the lowered text, which is otherwise the concatenation of per-char lowercasings.

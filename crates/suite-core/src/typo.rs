@@ -4,6 +4,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
 use crate::text::is_py_letter;
+use crate::transform::TextHash;
 use crate::{Error, Transform};
 
 /// Which generator draws the typo decisions.
@@ -22,7 +23,8 @@ pub enum TypoRng {
 /// A keyboard-typo corruption: each letter (Unicode general category L) is replaced by a random
 /// ASCII letter `a`–`z` with probability `rate`; everything else is copied unchanged.
 ///
-/// The output depends only on (seed, text): it is independent of call order and of other texts,
+/// Default generator: ChaCha8 keyed by the blake3 hash of the text, on the stream numbered by the
+/// seed. The output depends only on (seed, text): it is independent of call order and of other texts,
 /// and its length in code points equals the input's. `rate == 0` is the identity; at `rate == 1`
 /// every letter is redrawn (and may coincide with the original).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,50 +84,90 @@ impl KeyboardTypo {
 
     /// Corrupts one text.
     pub fn apply(&self, text: &str) -> String {
+        self.apply_with_hash(text, &TextHash::of(text))
+    }
+
+    /// Corrupts one text whose [`TextHash`] is already known.
+    pub fn apply_with_hash(&self, text: &str, hash: &TextHash) -> String {
         match self.rng {
-            TypoRng::Chacha => self.apply_chacha(text),
+            TypoRng::Chacha => self.apply_chacha(text, hash),
             #[cfg(feature = "mixle-compat")]
             TypoRng::Mixle => crate::mixle_rng::corrupt(self.rate, self.seed, text),
             #[cfg(not(feature = "mixle-compat"))]
-            TypoRng::Mixle => self.apply_chacha(text), // unreachable: `with_rng` refuses it
+            TypoRng::Mixle => self.apply_chacha(text, hash), // unreachable: `with_rng` refuses it
         }
     }
 
     /// Wraps this corruption as a [`Transform`].
     pub fn into_transform(self) -> Transform {
-        Transform::new(move |t| self.apply(t))
+        match self.rng {
+            // The mixle generator seeds from the text itself; no shared hash to reuse.
+            TypoRng::Mixle => Transform::new(move |t| self.apply(t)),
+            TypoRng::Chacha => Transform::with_text_hash(move |t, h| self.apply_with_hash(t, h)),
+        }
     }
 
-    fn apply_chacha(&self, text: &str) -> String {
+    fn apply_chacha(&self, text: &str, hash: &TextHash) -> String {
         if self.threshold == 0 {
             return text.to_owned();
         }
-        let mut hasher = blake3::Hasher::new();
-        // Length-prefixing the seed keeps (seed, text) pairs unambiguous.
-        hasher.update(&self.seed.to_le_bytes());
-        hasher.update(text.as_bytes());
-        let mut rng = ChaCha8Rng::from_seed(*hasher.finalize().as_bytes());
-        let mut out = String::with_capacity(text.len());
+        // Key = blake3(text), stream = seed: one generator per (seed, text), and the text's hash
+        // is shared by every rate of a suite.
+        let mut rng = ChaCha8Rng::from_seed(hash.0);
+        rng.set_stream(self.seed);
         if text.is_ascii() {
-            for b in text.bytes() {
-                if b.is_ascii_alphabetic() && u64::from(rng.next_u32()) < self.threshold {
-                    out.push(random_letter(&mut rng));
-                } else {
-                    out.push(b as char);
-                }
-            }
-        } else {
-            for c in text.chars() {
-                if is_py_letter(c) && u64::from(rng.next_u32()) < self.threshold {
-                    out.push(random_letter(&mut rng));
-                } else {
-                    out.push(c);
-                }
+            return self.apply_ascii(text, &mut rng);
+        }
+        let mut out = String::with_capacity(text.len());
+        for c in text.chars() {
+            if is_py_letter(c) && u64::from(rng.next_u32()) < self.threshold {
+                out.push(random_letter(&mut rng));
+            } else {
+                out.push(c);
             }
         }
         out
     }
 }
+
+impl KeyboardTypo {
+    /// The ASCII fast path, in chunks of [`CHUNK`] bytes: first one `u32` decision per letter of
+    /// the chunk (in order), then one replacement draw per replaced letter. Selecting with
+    /// arithmetic instead of branches keeps random decisions from stalling the pipeline.
+    fn apply_ascii(&self, text: &str, rng: &mut ChaCha8Rng) -> String {
+        let mut out = text.as_bytes().to_vec();
+        let mut draws = [0u8; 4 * CHUNK];
+        let mut replaced = [0u16; CHUNK];
+        for chunk in out.chunks_mut(CHUNK) {
+            let letters = chunk.iter().filter(|b| b.is_ascii_alphabetic()).count();
+            if letters == 0 {
+                continue;
+            }
+            // One little-endian u32 per letter, taken from the stream in one copy.
+            rng.fill_bytes(&mut draws[..4 * letters]);
+            let last = 4 * (letters - 1);
+            let (mut j, mut k) = (0usize, 0usize);
+            for (i, b) in chunk.iter().enumerate() {
+                let is_letter = b.is_ascii_alphabetic();
+                let at = (4 * j).min(last);
+                let u =
+                    u32::from_le_bytes([draws[at], draws[at + 1], draws[at + 2], draws[at + 3]]);
+                let hit = is_letter & (u64::from(u) < self.threshold);
+                replaced[k] = i as u16;
+                k += usize::from(hit);
+                j += usize::from(is_letter);
+            }
+            for &i in &replaced[..k] {
+                chunk[usize::from(i)] = random_letter(rng) as u8;
+            }
+        }
+        // ASCII in, ASCII letters substituted: always valid UTF-8.
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+/// Bytes of ASCII text decided per round of draws.
+const CHUNK: usize = 256;
 
 /// A uniform letter `a`–`z`: Lemire's multiply-shift with rejection, so it is exactly uniform and
 /// independent of any `rand` distribution code that might change between versions.
