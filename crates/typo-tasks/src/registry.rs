@@ -54,7 +54,7 @@ impl fmt::Display for Unregistered {
 impl Registry {
     /// Registers every task whose table `data` has; tables are indexed once here and shared.
     pub fn new(data: &Data) -> Registry {
-        let graphemes: Arc<[String]> = data.graphemes.clone().into();
+        let graphemes = Arc::new(tables::Graphemes::new(&data.graphemes));
         let vowels: Arc<[String]> = data.vowels.clone().into();
         let homoglyphs = Arc::new(tables::Homoglyphs::new(&data.homoglyphs));
         let homophones = Arc::new(tables::WordSets::new(&data.homophones));

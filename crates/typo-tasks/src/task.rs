@@ -159,8 +159,8 @@ pub(crate) enum Generator {
     Tos,
     Bf,
     Sp,
-    Gi(Arc<[String]>),
-    Gr(Arc<[String]>),
+    Gi(Arc<tables::Graphemes>),
+    Gr(Arc<tables::Graphemes>),
     Vs(Arc<[String]>),
     Hr(Arc<tables::Homoglyphs>),
     Hs(Arc<tables::WordSets>),
@@ -185,31 +185,92 @@ impl Task {
     /// The oracle: every name this task derives from `input`, sorted bytewise, without
     /// duplicates, never `""` and never `input` itself. An empty `Vec` is the empty set.
     pub fn expect(&self, input: &str) -> Vec<Variant> {
-        use crate::generate::{inflect, rules};
+        use crate::generate::{inflect, ordered, rules};
         let mut out = Vec::new();
-        match &self.generator {
-            Generator::Bf => return generate::finish_bytes(rules::bit_flipping(input), input),
-            Generator::Co => rules::character_omission(input, &mut out),
-            Generator::Cs => rules::character_swapping(input, &mut out),
-            Generator::Cr => rules::character_repetition(input, &mut out),
-            Generator::Hi => rules::hyphen_insertion(input, &mut out),
-            Generator::Ho => rules::hyphen_omission(input, &mut out),
-            Generator::Di => rules::dot_insertion(input, &mut out),
-            Generator::Do => rules::dot_omission(input, &mut out),
-            Generator::Dhs => rules::dot_hyphen_substitution(input, &mut out),
-            Generator::Tos => rules::token_order_swap(input, &mut out),
-            Generator::Sp => inflect::singular_pluralise(input, &mut out),
-            Generator::Gi(g) => tables::grapheme_insertion(input, g, &mut out),
-            Generator::Gr(g) => tables::grapheme_replacement(input, g, &mut out),
-            Generator::Vs(v) => tables::vowel_swapping(input, v, &mut out),
-            Generator::Hr(h) => tables::homoglyph_swapping(input, h, &mut out),
-            Generator::Hs(w) | Generator::Cm(w) => tables::swap_word_sets(input, w, &mut out),
-            Generator::Cns(n) | Generator::Ons(n) => tables::numeral_swap(input, n, &mut out),
-            Generator::Acs(k) => keys::adjacent_substitution(input, k, &mut out),
-            Generator::Aci(k) => keys::adjacent_insertion(input, k, &mut out),
-            Generator::Rar(k) => keys::repetition_adjacent_replacement(input, k, &mut out),
+        // The high-volume generators emit their set already sorted and unique (see
+        // `generate::ordered`); the rest push raw candidates and are finished here.
+        let sorted = match &self.generator {
+            Generator::Bf if input.is_ascii() => {
+                ordered::bit_flips_ascii(input, &mut out);
+                true
+            }
+            Generator::Bf => {
+                out = rules::bit_flipping(input);
+                false
+            }
+            Generator::Gi(g) => match g.chars() {
+                Some(set) => {
+                    ordered::insert_chars_everywhere(input, set, &mut out);
+                    true
+                }
+                None => {
+                    tables::grapheme_insertion(input, g.list(), &mut out);
+                    false
+                }
+            },
+            Generator::Gr(g) => match g.chars() {
+                Some(set) => {
+                    ordered::substitute_chars(input, |_| set, &mut out);
+                    true
+                }
+                None => {
+                    tables::grapheme_replacement(input, g.list(), &mut out);
+                    false
+                }
+            },
+            Generator::Hr(h) => {
+                ordered::substitute_strs(input, |c| h.values(c), &mut out);
+                true
+            }
+            Generator::Acs(k) => {
+                ordered::substitute_chars(input, |c| k.sorted_of(c), &mut out);
+                true
+            }
+            Generator::Aci(k) => {
+                ordered::insert_chars_at(
+                    input,
+                    &mut keys::adjacent_insertion_pairs(input, k),
+                    &mut out,
+                );
+                true
+            }
+            generator => {
+                match generator {
+                    Generator::Co => rules::character_omission(input, &mut out),
+                    Generator::Cs => rules::character_swapping(input, &mut out),
+                    Generator::Cr => rules::character_repetition(input, &mut out),
+                    Generator::Hi => rules::hyphen_insertion(input, &mut out),
+                    Generator::Ho => rules::hyphen_omission(input, &mut out),
+                    Generator::Di => rules::dot_insertion(input, &mut out),
+                    Generator::Do => rules::dot_omission(input, &mut out),
+                    Generator::Dhs => rules::dot_hyphen_substitution(input, &mut out),
+                    Generator::Tos => rules::token_order_swap(input, &mut out),
+                    Generator::Sp => inflect::singular_pluralise(input, &mut out),
+                    Generator::Vs(v) => tables::vowel_swapping(input, v, &mut out),
+                    Generator::Hs(w) | Generator::Cm(w) => {
+                        tables::swap_word_sets(input, w, &mut out)
+                    }
+                    Generator::Cns(n) | Generator::Ons(n) => {
+                        tables::numeral_swap(input, n, &mut out)
+                    }
+                    Generator::Rar(k) => keys::repetition_adjacent_replacement(input, k, &mut out),
+                    // Handled above.
+                    Generator::Bf
+                    | Generator::Gi(_)
+                    | Generator::Gr(_)
+                    | Generator::Hr(_)
+                    | Generator::Acs(_)
+                    | Generator::Aci(_) => {}
+                }
+                false
+            }
+        };
+        if sorted {
+            debug_assert!(generate::is_finished(&out, input), "{}: {input:?}", self.id);
+            out
+        } else {
+            generate::finish(out, input)
         }
-        generate::finish(out, input)
     }
 
     /// This task's catalogue entry.

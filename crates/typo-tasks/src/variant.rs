@@ -7,11 +7,17 @@ use std::hash::{Hash, Hasher};
 /// One generated name: a member of a task's expected set.
 ///
 /// Every generator but `bf` produces valid UTF-8; `bf` flips bits of the UTF-8 encoding and can
-/// leave orphaned continuation bytes behind, and those bytes are part of the truth. So a variant is
-/// either a `String` (the common case: no copy, no re-validation, [`as_str`](Self::as_str) is free)
-/// or, only when the bytes are **not** valid UTF-8, a boxed byte slice. The representation is
-/// canonical (valid UTF-8 is always stored as text), so equality, ordering and hashing all work on
-/// the raw bytes, and the order is the bytewise order upstream sorts by (Go `sort.Strings`).
+/// leave orphaned continuation bytes behind, and those bytes are part of the truth. So a variant
+/// holds raw bytes and never converts them lossily; [`as_str`](Self::as_str) is `None` exactly
+/// when they are not valid UTF-8.
+///
+/// Why not `String` or `Vec<u8>`: an expected set has hundreds of members and a corpus millions,
+/// nearly all of them short names. A variant of up to 30 bytes is stored inline (no heap
+/// allocation, and sorting compares two big-endian integers instead of calling `memcmp`); longer
+/// ones are one boxed `str` (valid UTF-8) or boxed bytes (not). Equality, ordering and hashing
+/// are all on the raw bytes, whatever the representation, and the order is the bytewise order
+/// upstream sorts by (Go `sort.Strings`, Rust's `Ord` on `[u8]`). Without `unsafe`, `as_str` on an
+/// inline variant re-validates its (at most 30) bytes, which is cheap.
 ///
 /// ```
 /// use typo_tasks::Variant;
@@ -24,25 +30,94 @@ use std::hash::{Hash, Hasher};
 #[derive(Clone)]
 pub struct Variant(Repr);
 
+/// The most bytes stored without a heap allocation.
+const INLINE: usize = 30;
+
 #[derive(Clone)]
 enum Repr {
-    Text(String),
-    /// Invariant: never valid UTF-8.
+    /// Any bytes (valid UTF-8 or not), `len <= INLINE`; `buf[len..]` is always zero, which is what
+    /// lets [`inline_key`] order by whole arrays.
+    Inline { len: u8, buf: [u8; INLINE] },
+    /// More than `INLINE` bytes of valid UTF-8.
+    Text(Box<str>),
+    /// More than `INLINE` bytes that are not valid UTF-8.
     Raw(Box<[u8]>),
 }
 
+/// The zero-padded inline bytes as two big-endian integers: comparing `(key, len)` is the
+/// bytewise order (a zero pad only ties with a real NUL byte, and then the shorter is the prefix,
+/// so it sorts first).
+fn inline_key(buf: &[u8; INLINE]) -> (u128, u128) {
+    let mut hi = [0u8; 16];
+    let mut lo = [0u8; 16];
+    hi.copy_from_slice(&buf[..16]);
+    lo[..INLINE - 16].copy_from_slice(&buf[16..]);
+    (u128::from_be_bytes(hi), u128::from_be_bytes(lo))
+}
+
 impl Variant {
-    /// Wraps raw bytes; valid UTF-8 becomes text without copying.
+    /// Wraps raw bytes (valid UTF-8 or not), kept exactly.
     pub fn from_bytes(bytes: Vec<u8>) -> Self {
+        if let Some(v) = Self::try_inline(&[&bytes]) {
+            return v;
+        }
         match String::from_utf8(bytes) {
-            Ok(text) => Variant(Repr::Text(text)),
+            Ok(text) => Variant(Repr::Text(text.into_boxed_str())),
             Err(err) => Variant(Repr::Raw(err.into_bytes().into_boxed_slice())),
         }
+    }
+
+    /// The concatenation of `parts`, built in place (one allocation at most).
+    pub(crate) fn concat(parts: &[&str]) -> Self {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        if total <= INLINE {
+            let mut buf = [0u8; INLINE];
+            let mut at = 0;
+            for p in parts {
+                buf[at..at + p.len()].copy_from_slice(p.as_bytes());
+                at += p.len();
+            }
+            return Variant(Repr::Inline {
+                len: total as u8,
+                buf,
+            });
+        }
+        let mut s = String::with_capacity(total);
+        for p in parts {
+            s.push_str(p);
+        }
+        Variant(Repr::Text(s.into_boxed_str()))
+    }
+
+    /// The concatenation of byte `parts` (for `bf`), valid UTF-8 or not.
+    pub(crate) fn concat_bytes(parts: &[&[u8]]) -> Self {
+        if let Some(v) = Self::try_inline(parts) {
+            return v;
+        }
+        Variant::from_bytes(parts.concat())
+    }
+
+    fn try_inline(parts: &[&[u8]]) -> Option<Self> {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        if total > INLINE {
+            return None;
+        }
+        let mut buf = [0u8; INLINE];
+        let mut at = 0;
+        for p in parts {
+            buf[at..at + p.len()].copy_from_slice(p);
+            at += p.len();
+        }
+        Some(Variant(Repr::Inline {
+            len: total as u8,
+            buf,
+        }))
     }
 
     /// The name as text, or `None` when its bytes are not valid UTF-8 (only `bf` makes such names).
     pub fn as_str(&self) -> Option<&str> {
         match &self.0 {
+            Repr::Inline { .. } => std::str::from_utf8(self.as_bytes()).ok(),
             Repr::Text(text) => Some(text),
             Repr::Raw(_) => None,
         }
@@ -51,6 +126,7 @@ impl Variant {
     /// The raw bytes of the name, exactly as generated.
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
+            Repr::Inline { len, buf } => &buf[..usize::from(*len)],
             Repr::Text(text) => text.as_bytes(),
             Repr::Raw(bytes) => bytes,
         }
@@ -58,7 +134,7 @@ impl Variant {
 
     /// Whether the name is valid UTF-8 (and so survives a JSON string).
     pub fn is_utf8(&self) -> bool {
-        matches!(self.0, Repr::Text(_))
+        self.as_str().is_some()
     }
 
     /// The length in bytes.
@@ -74,7 +150,8 @@ impl Variant {
     /// The raw bytes, consumed.
     pub fn into_bytes(self) -> Vec<u8> {
         match self.0 {
-            Repr::Text(text) => text.into_bytes(),
+            Repr::Inline { len, buf } => buf[..usize::from(len)].to_vec(),
+            Repr::Text(text) => text.into_string().into_bytes(),
             Repr::Raw(bytes) => bytes.into_vec(),
         }
     }
@@ -82,8 +159,11 @@ impl Variant {
     /// The text, or the variant back as the error when it is not valid UTF-8.
     pub fn into_string(self) -> Result<String, Self> {
         match self.0 {
-            Repr::Text(text) => Ok(text),
-            raw @ Repr::Raw(_) => Err(Variant(raw)),
+            Repr::Text(text) => Ok(text.into_string()),
+            _ => match self.as_str() {
+                Some(text) => Ok(text.to_owned()),
+                None => Err(self),
+            },
         }
     }
 
@@ -101,13 +181,16 @@ impl Variant {
 
 impl From<String> for Variant {
     fn from(text: String) -> Self {
-        Variant(Repr::Text(text))
+        if text.len() <= INLINE {
+            return Variant::concat(&[&text]);
+        }
+        Variant(Repr::Text(text.into_boxed_str()))
     }
 }
 
 impl From<&str> for Variant {
     fn from(text: &str) -> Self {
-        Variant(Repr::Text(text.to_owned()))
+        Variant::concat(&[text])
     }
 }
 
@@ -119,7 +202,10 @@ impl From<Vec<u8>> for Variant {
 
 impl PartialEq for Variant {
     fn eq(&self, other: &Self) -> bool {
-        self.as_bytes() == other.as_bytes()
+        match (&self.0, &other.0) {
+            (Repr::Inline { len: a, buf: x }, Repr::Inline { len: b, buf: y }) => a == b && x == y,
+            _ => self.as_bytes() == other.as_bytes(),
+        }
     }
 }
 
@@ -133,7 +219,12 @@ impl PartialOrd for Variant {
 
 impl Ord for Variant {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.as_bytes().cmp(other.as_bytes())
+        match (&self.0, &other.0) {
+            (Repr::Inline { len: a, buf: x }, Repr::Inline { len: b, buf: y }) => {
+                inline_key(x).cmp(&inline_key(y)).then(a.cmp(b))
+            }
+            _ => self.as_bytes().cmp(other.as_bytes()),
+        }
     }
 }
 
@@ -157,9 +248,9 @@ impl PartialEq<&str> for Variant {
 
 impl fmt::Debug for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Repr::Text(text) => fmt::Debug::fmt(text, f),
-            Repr::Raw(_) => write!(f, "Variant(hex {})", self.to_hex()),
+        match self.as_str() {
+            Some(text) => fmt::Debug::fmt(text, f),
+            None => write!(f, "Variant(hex {})", self.to_hex()),
         }
     }
 }
@@ -167,10 +258,7 @@ impl fmt::Debug for Variant {
 /// Text as is; invalid bytes are shown lossily (U+FFFD), so use [`Variant::as_bytes`] to compare.
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Repr::Text(text) => f.write_str(text),
-            Repr::Raw(bytes) => f.write_str(&String::from_utf8_lossy(bytes)),
-        }
+        f.write_str(&String::from_utf8_lossy(self.as_bytes()))
     }
 }
 
@@ -194,6 +282,40 @@ mod tests {
         assert_eq!(v.to_hex(), "c33c");
         assert_eq!(v.clone().into_bytes(), vec![0xC3, 0x3C]);
         assert!(v.into_string().is_err());
+    }
+
+    #[test]
+    fn long_variants_live_on_the_heap_and_compare_the_same() {
+        let long = "x".repeat(40);
+        let mut raw = long.clone().into_bytes();
+        raw.push(0xFF);
+        let a = Variant::from(long.clone());
+        let b = Variant::from_bytes(raw.clone());
+        assert_eq!(a.as_str(), Some(long.as_str()));
+        assert_eq!(b.as_str(), None);
+        assert!(a < b);
+        assert_eq!(Variant::concat(&[&long[..20], &long[20..]]), a);
+        assert_eq!(Variant::concat_bytes(&[&raw[..3], &raw[3..]]), b);
+        assert_eq!(a.clone().into_string().unwrap(), long);
+    }
+
+    #[test]
+    fn inline_order_handles_nul_and_prefixes() {
+        let cases: [&[u8]; 7] = [b"", b"\0", b"\0\0", b"a", b"a\0", b"ab", &[0xFF; 30]];
+        for x in cases {
+            for y in cases {
+                let (vx, vy) = (
+                    Variant::from_bytes(x.to_vec()),
+                    Variant::from_bytes(y.to_vec()),
+                );
+                assert_eq!(vx.cmp(&vy), x.cmp(y), "{x:?} {y:?}");
+                assert_eq!(vx == vy, x == y);
+            }
+        }
+        let long: Vec<u8> = vec![b'a'; 31];
+        let short = Variant::from_bytes(vec![b'a'; 30]);
+        assert!(short < Variant::from_bytes(long.clone()));
+        assert!(Variant::from_bytes(vec![b'b']) > Variant::from_bytes(long));
     }
 
     #[test]

@@ -14,6 +14,8 @@ use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
 
+use crate::Variant;
+
 const RULES_JSON: &str = include_str!("../../data/pluralize_rules.json");
 
 struct Rule {
@@ -398,7 +400,7 @@ fn upper_char(c: char) -> char {
 
 /// `sp`: the singular when the whole string reads as plural, then the plural when it reads as
 /// singular.
-pub(crate) fn singular_pluralise(t: &str, out: &mut Vec<String>) {
+pub(crate) fn singular_pluralise(t: &str, out: &mut Vec<Variant>) {
     if t.is_empty() {
         return;
     }
@@ -409,10 +411,20 @@ pub(crate) fn singular_pluralise(t: &str, out: &mut Vec<String>) {
     let (is_plural, plural_scan) = inf.check(&token, Number::Plural);
     let (is_singular, singular_scan) = inf.check(&token, Number::Singular);
     if is_plural {
-        out.push(inf.replace_word_reusing(t, &token, Number::Singular, singular_scan));
+        out.push(Variant::from(inf.replace_word_reusing(
+            t,
+            &token,
+            Number::Singular,
+            singular_scan,
+        )));
     }
     if is_singular {
-        out.push(inf.replace_word_reusing(t, &token, Number::Plural, plural_scan));
+        out.push(Variant::from(inf.replace_word_reusing(
+            t,
+            &token,
+            Number::Plural,
+            plural_scan,
+        )));
     }
 }
 

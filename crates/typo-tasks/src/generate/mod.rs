@@ -8,28 +8,26 @@
 
 pub(crate) mod inflect;
 pub(crate) mod keys;
+pub(crate) mod ordered;
 pub(crate) mod rules;
 pub(crate) mod tables;
 
 use crate::Variant;
 
-/// Sorts bytewise, dedups, drops `""` and `input`, and wraps.
-pub(crate) fn finish(mut candidates: Vec<String>, input: &str) -> Vec<Variant> {
-    candidates.sort_unstable();
-    candidates.dedup();
-    candidates
-        .into_iter()
-        .filter(|c| !c.is_empty() && c != input)
-        .map(Variant::from)
-        .collect()
-}
-
-/// [`finish`] for byte-level candidates (`bf`).
-pub(crate) fn finish_bytes(mut candidates: Vec<Variant>, input: &str) -> Vec<Variant> {
+/// Sorts bytewise, dedups, drops `""` and `input`.
+pub(crate) fn finish(mut candidates: Vec<Variant>, input: &str) -> Vec<Variant> {
     candidates.sort_unstable();
     candidates.dedup();
     candidates.retain(|c| !c.is_empty() && c.as_bytes() != input.as_bytes());
     candidates
+}
+
+/// Whether `out` is already a finished set for `input`: strictly increasing, no `""`, no input.
+pub(crate) fn is_finished(out: &[Variant], input: &str) -> bool {
+    out.windows(2).all(|w| w[0] < w[1])
+        && out
+            .iter()
+            .all(|v| !v.is_empty() && v.as_bytes() != input.as_bytes())
 }
 
 /// Byte offsets of every char boundary of `t`, both ends included: `n + 1` entries for `n`
@@ -38,6 +36,18 @@ pub(crate) fn boundaries(t: &str) -> Vec<usize> {
     let mut b: Vec<usize> = t.char_indices().map(|(i, _)| i).collect();
     b.push(t.len());
     b
+}
+
+/// [`boundaries`] and the chars between them, once per call.
+pub(crate) fn split_chars(t: &str) -> (Vec<usize>, Vec<char>) {
+    let mut bounds = Vec::with_capacity(t.len() + 1);
+    let mut chars = Vec::with_capacity(t.len());
+    for (i, c) in t.char_indices() {
+        bounds.push(i);
+        chars.push(c);
+    }
+    bounds.push(t.len());
+    (bounds, chars)
 }
 
 /// A map from `char`, with a direct-indexed table for ASCII (the common case) and a hash map for
@@ -78,11 +88,7 @@ impl<V> CharMap<V> {
     }
 }
 
-/// `a + b + c` in one allocation.
-pub(crate) fn concat3(a: &str, b: &str, c: &str) -> String {
-    let mut s = String::with_capacity(a.len() + b.len() + c.len());
-    s.push_str(a);
-    s.push_str(b);
-    s.push_str(c);
-    s
+/// `a + b + c`, inline when short, else in one allocation.
+pub(crate) fn concat3(a: &str, b: &str, c: &str) -> Variant {
+    Variant::concat(&[a, b, c])
 }

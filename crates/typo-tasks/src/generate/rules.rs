@@ -7,7 +7,7 @@ use super::{boundaries, concat3};
 use crate::Variant;
 
 /// `co`: each rune left out once.
-pub(crate) fn character_omission(t: &str, out: &mut Vec<String>) {
+pub(crate) fn character_omission(t: &str, out: &mut Vec<Variant>) {
     let b = boundaries(t);
     out.reserve(b.len());
     for w in b.windows(2) {
@@ -17,21 +17,16 @@ pub(crate) fn character_omission(t: &str, out: &mut Vec<String>) {
 }
 
 /// `cs`: each pair of neighbouring runes swapped.
-pub(crate) fn character_swapping(t: &str, out: &mut Vec<String>) {
+pub(crate) fn character_swapping(t: &str, out: &mut Vec<Variant>) {
     let b = boundaries(t);
     for w in b.windows(3) {
         let (a, m, z) = (w[0], w[1], w[2]);
-        let mut s = String::with_capacity(t.len());
-        s.push_str(&t[..a]);
-        s.push_str(&t[m..z]);
-        s.push_str(&t[a..m]);
-        s.push_str(&t[z..]);
-        out.push(s);
+        out.push(Variant::concat(&[&t[..a], &t[m..z], &t[a..m], &t[z..]]));
     }
 }
 
 /// `cr`: each rune written twice.
-pub(crate) fn character_repetition(t: &str, out: &mut Vec<String>) {
+pub(crate) fn character_repetition(t: &str, out: &mut Vec<Variant>) {
     let b = boundaries(t);
     for w in b.windows(2) {
         let (start, end) = (w[0], w[1]);
@@ -40,7 +35,7 @@ pub(crate) fn character_repetition(t: &str, out: &mut Vec<String>) {
 }
 
 /// `insertEverywhere(t, s)`: `s` in every gap, both ends included; nothing for an empty `t`.
-pub(crate) fn insert_everywhere(t: &str, s: &str, out: &mut Vec<String>) {
+pub(crate) fn insert_everywhere(t: &str, s: &str, out: &mut Vec<Variant>) {
     if t.is_empty() {
         return;
     }
@@ -51,7 +46,7 @@ pub(crate) fn insert_everywhere(t: &str, s: &str, out: &mut Vec<String>) {
 
 /// `replaceEach(t, c, r)`: each occurrence of the rune `c` replaced by `r` alone, then all of
 /// them at once (`r = ""` is `deleteEach`).
-fn replace_each(t: &str, c: char, r: &str, out: &mut Vec<String>) {
+fn replace_each(t: &str, c: char, r: &str, out: &mut Vec<Variant>) {
     let mut any = false;
     for (i, ch) in t.char_indices() {
         if ch == c {
@@ -61,23 +56,23 @@ fn replace_each(t: &str, c: char, r: &str, out: &mut Vec<String>) {
     }
     if any {
         let mut buf = [0u8; 4];
-        out.push(t.replace(&*c.encode_utf8(&mut buf), r));
+        out.push(Variant::from(t.replace(&*c.encode_utf8(&mut buf), r)));
     }
 }
 
 /// `hi`.
-pub(crate) fn hyphen_insertion(t: &str, out: &mut Vec<String>) {
+pub(crate) fn hyphen_insertion(t: &str, out: &mut Vec<Variant>) {
     insert_everywhere(t, "-", out);
 }
 
 /// `ho`.
-pub(crate) fn hyphen_omission(t: &str, out: &mut Vec<String>) {
+pub(crate) fn hyphen_omission(t: &str, out: &mut Vec<Variant>) {
     replace_each(t, '-', "", out);
 }
 
 /// `di`: a dot in every inner gap; candidates starting or ending with a dot are dropped, so an
 /// input that starts or ends with one gives nothing.
-pub(crate) fn dot_insertion(t: &str, out: &mut Vec<String>) {
+pub(crate) fn dot_insertion(t: &str, out: &mut Vec<Variant>) {
     if t.is_empty() || t.starts_with('.') || t.ends_with('.') {
         return;
     }
@@ -88,12 +83,12 @@ pub(crate) fn dot_insertion(t: &str, out: &mut Vec<String>) {
 }
 
 /// `do`.
-pub(crate) fn dot_omission(t: &str, out: &mut Vec<String>) {
+pub(crate) fn dot_omission(t: &str, out: &mut Vec<Variant>) {
     replace_each(t, '.', "", out);
 }
 
 /// `dhs`: dots to hyphens, then hyphens to dots; the directions never mix.
-pub(crate) fn dot_hyphen_substitution(t: &str, out: &mut Vec<String>) {
+pub(crate) fn dot_hyphen_substitution(t: &str, out: &mut Vec<Variant>) {
     replace_each(t, '.', "-", out);
     replace_each(t, '-', ".", out);
 }
@@ -148,7 +143,7 @@ pub(crate) fn split_tokens(t: &str) -> Option<(Vec<&str>, Vec<&str>)> {
 
 /// `tos`: the parts reordered around fixed separators: every permutation for 2–4 parts; for 5
 /// or more, the full reversal and each adjacent transposition.
-pub(crate) fn token_order_swap(t: &str, out: &mut Vec<String>) {
+pub(crate) fn token_order_swap(t: &str, out: &mut Vec<Variant>) {
     let Some((parts, seps)) = split_tokens(t) else {
         return;
     };
@@ -156,7 +151,7 @@ pub(crate) fn token_order_swap(t: &str, out: &mut Vec<String>) {
     if n < 2 {
         return;
     }
-    let render = |order: &[usize], out: &mut Vec<String>| {
+    let render = |order: &[usize], out: &mut Vec<Variant>| {
         let mut s = String::with_capacity(t.len());
         for (k, &o) in order.iter().enumerate() {
             s.push_str(parts[o]);
@@ -164,7 +159,7 @@ pub(crate) fn token_order_swap(t: &str, out: &mut Vec<String>) {
                 s.push_str(sep);
             }
         }
-        out.push(s);
+        out.push(Variant::from(s));
     };
     let mut order: Vec<usize> = (0..n).collect();
     if n <= 4 {
@@ -201,28 +196,22 @@ pub(crate) fn bit_flipping(t: &str) -> Vec<Variant> {
     let mut out = Vec::with_capacity(bytes.len() * 8);
     for (i, &byte) in bytes.iter().enumerate() {
         for bit in 0..8 {
+            // Go's `string(byte)`: the value read as a code point (Latin-1), so 0x80..=0xFF take
+            // two bytes. Flipping a byte of a multi-byte character orphans its partners.
             let flipped = char::from(byte ^ (1u8 << bit));
-            if byte.is_ascii() {
-                // The byte is a whole character, so the candidate is valid UTF-8 by construction.
-                let mut s = String::with_capacity(bytes.len() + 1);
-                s.push_str(&t[..i]);
-                s.push(flipped);
-                s.push_str(&t[i + 1..]);
-                out.push(Variant::from(s));
-            } else {
-                let mut v = Vec::with_capacity(bytes.len() + 1);
-                v.extend_from_slice(&bytes[..i]);
-                let mut buf = [0u8; 4];
-                v.extend_from_slice(flipped.encode_utf8(&mut buf).as_bytes());
-                v.extend_from_slice(&bytes[i + 1..]);
-                out.push(Variant::from_bytes(v));
-            }
+            let mut buf = [0u8; 4];
+            let flipped = flipped.encode_utf8(&mut buf).as_bytes();
+            out.push(Variant::concat_bytes(&[
+                &bytes[..i],
+                flipped,
+                &bytes[i + 1..],
+            ]));
         }
     }
     out
 }
 
-fn concat_into(out: &mut Vec<String>, a: &str, b: &str, c: &str) {
+fn concat_into(out: &mut Vec<Variant>, a: &str, b: &str, c: &str) {
     out.push(concat3(a, b, c));
 }
 
@@ -230,7 +219,7 @@ fn concat_into(out: &mut Vec<String>, a: &str, b: &str, c: &str) {
 mod tests {
     use super::*;
 
-    fn run(f: fn(&str, &mut Vec<String>), t: &str) -> Vec<String> {
+    fn run(f: fn(&str, &mut Vec<Variant>), t: &str) -> Vec<String> {
         let mut out = Vec::new();
         f(t, &mut out);
         crate::generate::finish(out, t)
@@ -293,7 +282,7 @@ mod tests {
 
     #[test]
     fn bit_flips_are_byte_exact() {
-        let got: Vec<String> = crate::generate::finish_bytes(bit_flipping("a"), "a")
+        let got: Vec<String> = crate::generate::finish(bit_flipping("a"), "a")
             .iter()
             .map(|v| v.to_string())
             .collect();

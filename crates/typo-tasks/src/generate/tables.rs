@@ -10,9 +10,51 @@ use aho_corasick::AhoCorasick;
 
 use super::rules::insert_everywhere;
 use super::{CharMap, boundaries, concat3};
+use crate::Variant;
+
+/// The grapheme list, plus (when every grapheme is one character) the sorted unique characters
+/// for the sorted-emission fast path.
+pub(crate) struct Graphemes {
+    list: Vec<String>,
+    chars: Option<Vec<char>>,
+}
+
+impl Graphemes {
+    pub(crate) fn new(list: &[String]) -> Self {
+        let chars: Option<Vec<char>> = list
+            .iter()
+            .map(|g| {
+                let mut it = g.chars();
+                match (it.next(), it.next()) {
+                    (Some(c), None) => Some(c),
+                    _ => None,
+                }
+            })
+            .collect();
+        let chars = chars.map(|mut c| {
+            c.sort_unstable();
+            c.dedup();
+            c
+        });
+        Graphemes {
+            list: list.to_vec(),
+            chars,
+        }
+    }
+
+    /// The graphemes in table order.
+    pub(crate) fn list(&self) -> &[String] {
+        &self.list
+    }
+
+    /// Sorted unique characters, when every grapheme is exactly one.
+    pub(crate) fn chars(&self) -> Option<&[char]> {
+        self.chars.as_deref()
+    }
+}
 
 /// `gi`: each grapheme inserted (whole) in every gap.
-pub(crate) fn grapheme_insertion(t: &str, graphemes: &[String], out: &mut Vec<String>) {
+pub(crate) fn grapheme_insertion(t: &str, graphemes: &[String], out: &mut Vec<Variant>) {
     out.reserve(graphemes.len() * (t.len() + 1));
     for g in graphemes {
         insert_everywhere(t, g, out);
@@ -20,7 +62,7 @@ pub(crate) fn grapheme_insertion(t: &str, graphemes: &[String], out: &mut Vec<St
 }
 
 /// `gr`: each rune replaced by each grapheme.
-pub(crate) fn grapheme_replacement(t: &str, graphemes: &[String], out: &mut Vec<String>) {
+pub(crate) fn grapheme_replacement(t: &str, graphemes: &[String], out: &mut Vec<Variant>) {
     let b = boundaries(t);
     out.reserve(graphemes.len() * b.len());
     for w in b.windows(2) {
@@ -33,7 +75,7 @@ pub(crate) fn grapheme_replacement(t: &str, graphemes: &[String], out: &mut Vec<
 
 /// `vs`: each occurrence of each vowel replaced by each other vowel alone, then every occurrence
 /// at once. Occurrences are non-overlapping substring matches, left to right.
-pub(crate) fn vowel_swapping(t: &str, vowels: &[String], out: &mut Vec<String>) {
+pub(crate) fn vowel_swapping(t: &str, vowels: &[String], out: &mut Vec<Variant>) {
     for from in vowels.iter().filter(|v| !v.is_empty()) {
         let mut any = false;
         for (at, _) in t.match_indices(from.as_str()) {
@@ -45,7 +87,7 @@ pub(crate) fn vowel_swapping(t: &str, vowels: &[String], out: &mut Vec<String>) 
         }
         if any {
             for to in vowels.iter().filter(|to| *to != from) {
-                out.push(t.replace(from.as_str(), to));
+                out.push(Variant::from(t.replace(from.as_str(), to)));
             }
         }
     }
@@ -71,8 +113,18 @@ impl Homoglyphs {
     }
 }
 
-/// `hr`: each rune replaced by each of its look-alikes, in list order.
-pub(crate) fn homoglyph_swapping(t: &str, table: &Homoglyphs, out: &mut Vec<String>) {
+impl Homoglyphs {
+    /// The look-alikes of `c`, in table order.
+    pub(crate) fn values(&self, c: char) -> &[String] {
+        self.by_char.get(c).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// `hr`: each rune replaced by each of its look-alikes, in list order (the reference; the task
+/// runs [`ordered::substitute_strs`](super::ordered::substitute_strs), which emits the same set
+/// already sorted).
+#[cfg(test)]
+pub(crate) fn homoglyph_swapping(t: &str, table: &Homoglyphs, out: &mut Vec<Variant>) {
     for (i, c) in t.char_indices() {
         if let Some(values) = table.by_char.get(c) {
             let (head, tail) = (&t[..i], &t[i + c.len_utf8()..]);
@@ -150,7 +202,7 @@ impl WordSets {
 /// `hs` / `cm` (`swapWordSets`): in each group, each member that occurs in the input and is not
 /// shadowed (contained in a longer member that also occurs) is replaced everywhere by each other
 /// member.
-pub(crate) fn swap_word_sets(t: &str, sets: &WordSets, out: &mut Vec<String>) {
+pub(crate) fn swap_word_sets(t: &str, sets: &WordSets, out: &mut Vec<Variant>) {
     let mut occurring: Vec<u32> = Vec::new();
     if let Some(ac) = &sets.automaton {
         for m in ac.find_overlapping_iter(t) {
@@ -197,7 +249,7 @@ pub(crate) fn swap_word_sets(t: &str, sets: &WordSets, out: &mut Vec<String>) {
             for &x in members {
                 let with = sets.word(x);
                 if with != word {
-                    out.push(t.replace(word, with));
+                    out.push(Variant::from(t.replace(word, with)));
                 }
             }
         }
@@ -205,19 +257,45 @@ pub(crate) fn swap_word_sets(t: &str, sets: &WordSets, out: &mut Vec<String>) {
 }
 
 /// One position of the numeral table (`cns`: 0, `ons`: 1) as `(key, value)` pairs with both
-/// sides non-empty, keys in bytewise order.
+/// sides non-empty, keys in bytewise order, plus an automaton over every key and value so a call
+/// finds the pairs that can take part in one pass (most names have none).
 pub(crate) struct Numerals {
     pairs: Vec<(String, String)>,
+    /// Finds keys and values: pattern `2i` is `pairs[i].0`, `2i + 1` is `pairs[i].1`.
+    automaton: Option<AhoCorasick>,
 }
 
 impl Numerals {
     pub(crate) fn new(table: &BTreeMap<String, Vec<String>>, position: usize) -> Self {
-        let pairs = table
+        let pairs: Vec<(String, String)> = table
             .iter()
             .filter_map(|(k, list)| Some((k.clone(), list.get(position)?.clone())))
             .filter(|(k, v)| !k.is_empty() && !v.is_empty())
             .collect();
-        Numerals { pairs }
+        let patterns = pairs.iter().flat_map(|(k, v)| [k.as_str(), v.as_str()]);
+        let automaton = AhoCorasick::new(patterns).ok();
+        Numerals { pairs, automaton }
+    }
+
+    /// `occurs[2i]`: key `i` is a substring of `t`; `occurs[2i + 1]`: value `i` is.
+    fn occurring(&self, t: &str) -> Vec<bool> {
+        let mut occurs = vec![false; self.pairs.len() * 2];
+        match &self.automaton {
+            Some(ac) => {
+                for m in ac.find_overlapping_iter(t) {
+                    if let Some(slot) = occurs.get_mut(m.pattern().as_usize()) {
+                        *slot = true;
+                    }
+                }
+            }
+            None => {
+                for (i, (k, v)) in self.pairs.iter().enumerate() {
+                    occurs[2 * i] = t.contains(k.as_str());
+                    occurs[2 * i + 1] = t.contains(v.as_str());
+                }
+            }
+        }
+        occurs
     }
 }
 
@@ -225,19 +303,18 @@ impl Numerals {
 /// each key at most once per path, only keys whose pattern occurs in the original input, with
 /// one `seen` set across both walks. The exploration order is normative (it decides what `seen`
 /// prunes), so keys are visited in bytewise order and the forward walk comes first.
-pub(crate) fn numeral_swap(t: &str, numerals: &Numerals, out: &mut Vec<String>) {
+pub(crate) fn numeral_swap(t: &str, numerals: &Numerals, out: &mut Vec<Variant>) {
     let pairs = &numerals.pairs;
+    let occurs = numerals.occurring(t);
+    if !occurs.contains(&true) {
+        return;
+    }
     let mut seen: HashSet<String> = HashSet::from([t.to_owned()]);
     let mut used = vec![false; pairs.len()];
     for rev in [false, true] {
-        let allow: Vec<usize> = pairs
-            .iter()
-            .enumerate()
-            .filter(|(_, (k, v))| {
-                let pattern = if rev { k } else { v };
-                t.contains(pattern.as_str())
-            })
-            .map(|(i, _)| i)
+        // Forward replaces a value, so the value must occur; reverse replaces a key.
+        let allow: Vec<usize> = (0..pairs.len())
+            .filter(|&i| occurs[2 * i + usize::from(!rev)])
             .collect();
         walk(t, rev, pairs, &allow, &mut used, &mut seen, out);
     }
@@ -250,7 +327,7 @@ fn walk(
     allow: &[usize],
     used: &mut [bool],
     seen: &mut HashSet<String>,
-    out: &mut Vec<String>,
+    out: &mut Vec<Variant>,
 ) {
     for &num in allow {
         if used[num] {
@@ -266,7 +343,7 @@ fn walk(
             continue;
         }
         seen.insert(next.clone());
-        out.push(next.clone());
+        out.push(Variant::from(next.as_str()));
         used[num] = true;
         walk(&next, rev, pairs, allow, used, seen, out);
         used[num] = false;
@@ -277,7 +354,7 @@ fn walk(
 mod tests {
     use super::*;
 
-    fn strings(out: Vec<String>, t: &str) -> Vec<String> {
+    fn strings(out: Vec<Variant>, t: &str) -> Vec<String> {
         crate::generate::finish(out, t)
             .into_iter()
             .map(|v| v.to_string())
@@ -296,6 +373,30 @@ mod tests {
         let mut out = Vec::new();
         grapheme_replacement("a", &az(), &mut out);
         assert_eq!(strings(out, "a").len(), 25);
+    }
+
+    #[test]
+    fn homoglyph_fast_path_matches_the_reference() {
+        let mut table = BTreeMap::new();
+        table.insert(
+            "b".to_owned(),
+            ["d", "lb", "b\u{314}\"", "ib", "ʙ", "d", ""]
+                .map(String::from)
+                .to_vec(),
+        );
+        table.insert(
+            "o".to_owned(),
+            ["0", "ο", "o", "oo"].map(String::from).to_vec(),
+        );
+        table.insert("rn".to_owned(), vec!["m".to_owned()]);
+        let h = Homoglyphs::new(&table);
+        for t in ["", "b", "o", "bob.com", "boo", "rn", "ábó"] {
+            let mut raw = Vec::new();
+            homoglyph_swapping(t, &h, &mut raw);
+            let mut fast = Vec::new();
+            super::super::ordered::substitute_strs(t, |c| h.values(c), &mut fast);
+            assert_eq!(fast, crate::generate::finish(raw, t), "{t:?}");
+        }
     }
 
     #[test]
@@ -358,9 +459,10 @@ mod tests {
             for t in ["shop1", "one", "first", "1and2"] {
                 let mut out = Vec::new();
                 numeral_swap(t, &n, &mut out);
-                let set = strings(out.clone(), t);
+                let raw = out.len();
+                let set = strings(out, t);
                 assert!(!set.is_empty(), "{t} {p}");
-                assert_eq!(set.len(), out.len(), "{t}: the walk repeats itself");
+                assert_eq!(set.len(), raw, "{t}: the walk repeats itself");
             }
         }
     }

@@ -1,0 +1,49 @@
+//! Per-task wall time of generating every expected set over `bench_domains2000.txt` once,
+//! single-threaded, with `data.json` (a quick profile; the criterion bench is the measurement).
+//!
+//! `cargo run --release -p typo-tasks --example task_timings`
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use typo_tasks::{Data, Registry};
+
+fn main() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let data =
+        Data::from_json_str(&std::fs::read_to_string(dir.join("data.json")).unwrap()).unwrap();
+    let text = std::fs::read_to_string(dir.join("bench_domains2000.txt")).unwrap();
+    let names: Vec<&str> = text.split('\n').filter(|l| !l.is_empty()).collect();
+    let registry = Registry::new(&data);
+    let rounds = 5;
+    let mut rows = Vec::new();
+    let (mut total_ms, mut examples, mut variants) = (0.0, 0usize, 0usize);
+    for task in &registry {
+        let mut best = f64::INFINITY;
+        let (mut ex, mut va) = (0, 0);
+        for _ in 0..rounds {
+            let start = Instant::now();
+            (ex, va) = (0, 0);
+            for name in &names {
+                let set = task.expect(name);
+                if !set.is_empty() {
+                    ex += 1;
+                    va += set.len();
+                }
+            }
+            best = best.min(start.elapsed().as_secs_f64() * 1e3);
+        }
+        total_ms += best;
+        examples += ex;
+        variants += va;
+        rows.push((task.id, best, ex, va));
+    }
+    rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+    for (id, ms, ex, va) in rows {
+        println!("{id:<4} {ms:8.2} ms  {ex:6} examples  {va:8} variants");
+    }
+    println!(
+        "all  {total_ms:8.2} ms  {examples:6} examples  {variants:8} variants (sum of best-of-{rounds})"
+    );
+}

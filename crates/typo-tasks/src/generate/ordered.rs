@@ -1,0 +1,332 @@
+//! Emitting expected sets directly in sorted order, for the high-volume tasks.
+//!
+//! Sorting is most of the cost of the big sets (`gi` and `gr` give ~350 members per name), and
+//! for one-character edits it is avoidable. Take a substitution `C(i, k) = t[..i] + k + t[i+1..]`
+//! with `k != t[i]`: against any edit at a later position `j > i`, the two strings agree up to
+//! position `i`, where one has `k` and the other still has `t[i]`. So the order is decided there:
+//! every `C(i, k)` with `k < t[i]` precedes every edit at `j > i`, and every one with `k > t[i]`
+//! follows them all. Hence the sorted set is
+//!
+//! ```text
+//! low(0), low(1), ..., low(n-1), high(n-1), ..., high(1), high(0)
+//! ```
+//!
+//! where `low(i)` is the edits at `i` whose new first character is below `t[i]`, in order, and
+//! `high(i)` those above. Code-point order is bytewise order for UTF-8, and no UTF-8 encoding is
+//! a prefix of another, so the argument holds byte for byte. An insertion at gap `g` is the same
+//! shape with `t[g]` as the pivot; inserting `k == t[g]` gives the same string as inserting it at
+//! gap `g + 1`, so each such insertion is moved right until it is not (or reaches the end, where
+//! every insertion `t + k` sits between `low(n-1)` and `high(n-1)`). Distinct edits that survive
+//! this are distinct strings, none equal to the input, so no dedup is needed either.
+//!
+//! Every function here appends a finished set (sorted, unique, no `""`, not the input) to an
+//! empty `out`. Unit tests check each against the generic generate-then-sort path.
+
+use super::{concat3, split_chars};
+use crate::Variant;
+
+/// Substitutions of each character `c` at each position by each `k` in `set(c)` (sorted,
+/// unique); `k == c` is skipped.
+pub(crate) fn substitute_chars<'a>(
+    t: &str,
+    set: impl Fn(char) -> &'a [char],
+    out: &mut Vec<Variant>,
+) {
+    let (bounds, chars) = split_chars(t);
+    let mut buf = [0u8; 4];
+    let mut edit = |i: usize, k: char, out: &mut Vec<Variant>| {
+        out.push(concat3(
+            &t[..bounds[i]],
+            k.encode_utf8(&mut buf),
+            &t[bounds[i + 1]..],
+        ));
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        let s = set(c);
+        for &k in &s[..s.partition_point(|&k| k < c)] {
+            edit(i, k, out);
+        }
+    }
+    for (i, &c) in chars.iter().enumerate().rev() {
+        let s = set(c);
+        for &k in &s[s.partition_point(|&k| k <= c)..] {
+            edit(i, k, out);
+        }
+    }
+}
+
+/// Insertions of every `k` of `set` (sorted, unique) into every gap of a non-empty `t`.
+pub(crate) fn insert_chars_everywhere(t: &str, set: &[char], out: &mut Vec<Variant>) {
+    if t.is_empty() {
+        return;
+    }
+    let (bounds, chars) = split_chars(t);
+    out.reserve(set.len() * bounds.len());
+    let mut buf = [0u8; 4];
+    let mut edit = |g: usize, k: char, out: &mut Vec<Variant>| {
+        let at = bounds[g];
+        out.push(concat3(&t[..at], k.encode_utf8(&mut buf), &t[at..]));
+    };
+    // `k == t[g]` is skipped at `g`: it is the same string as inserting `k` at `g + 1`, which
+    // (every gap having the same set) is emitted there.
+    for (g, &c) in chars.iter().enumerate() {
+        for &k in &set[..set.partition_point(|&k| k < c)] {
+            edit(g, k, out);
+        }
+    }
+    for &k in set {
+        edit(chars.len(), k, out);
+    }
+    for (g, &c) in chars.iter().enumerate().rev() {
+        for &k in &set[set.partition_point(|&k| k <= c)..] {
+            edit(g, k, out);
+        }
+    }
+}
+
+/// Insertions given as `(gap, k)` pairs (any order, duplicates allowed; `gap <= n`).
+pub(crate) fn insert_chars_at(t: &str, pairs: &mut Vec<(usize, char)>, out: &mut Vec<Variant>) {
+    let (bounds, chars) = split_chars(t);
+    let n = chars.len();
+    for (gap, k) in pairs.iter_mut() {
+        while *gap < n && chars[*gap] == *k {
+            *gap += 1;
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut buf = [0u8; 4];
+    let mut edit = |g: usize, k: char, out: &mut Vec<Variant>| {
+        let at = bounds[g];
+        out.push(concat3(&t[..at], k.encode_utf8(&mut buf), &t[at..]));
+    };
+    for &(g, k) in pairs.iter() {
+        if g < n && k < chars[g] || g == n {
+            edit(g, k, out);
+        }
+    }
+    // High parts in decreasing gap order, each gap's run ascending.
+    let mut end = pairs.len();
+    while end > 0 {
+        let g = pairs[end - 1].0;
+        let start = pairs[..end].partition_point(|&(h, _)| h < g);
+        if g < n {
+            for &(_, k) in &pairs[start..end] {
+                if k > chars[g] {
+                    edit(g, k, out);
+                }
+            }
+        }
+        end = start;
+    }
+}
+
+/// Substitutions of each character `c` by each string of `values(c)` (any order, duplicates
+/// allowed). A value that starts with `c` itself (or is empty) does not fit the pattern and is
+/// placed by binary search instead; those are rare.
+pub(crate) fn substitute_strs<'a>(
+    t: &str,
+    values: impl Fn(char) -> &'a [String],
+    out: &mut Vec<Variant>,
+) {
+    let (bounds, chars) = split_chars(t);
+    let mut odd: Vec<Variant> = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let (head, tail) = (&t[..bounds[i]], &t[bounds[i + 1]..]);
+        let start = out.len();
+        for v in values(c) {
+            match v.chars().next() {
+                Some(f) if f < c => out.push(concat3(head, v, tail)),
+                Some(f) if f > c => {}
+                _ => odd.push(concat3(head, v, tail)),
+            }
+        }
+        sort_dedup_tail(out, start);
+    }
+    for (i, &c) in chars.iter().enumerate().rev() {
+        let (head, tail) = (&t[..bounds[i]], &t[bounds[i + 1]..]);
+        let start = out.len();
+        for v in values(c) {
+            if v.chars().next().is_some_and(|f| f > c) {
+                out.push(concat3(head, v, tail));
+            }
+        }
+        sort_dedup_tail(out, start);
+    }
+    for v in odd {
+        if v.is_empty() || v.as_bytes() == t.as_bytes() {
+            continue;
+        }
+        if let Err(at) = out.binary_search(&v) {
+            out.insert(at, v);
+        }
+    }
+}
+
+/// `bf` for an ASCII `t`: every flip of an ASCII byte is a whole character (bit 7 gives the
+/// two-byte U+0080..=U+00FF, which sorts above every ASCII byte).
+pub(crate) fn bit_flips_ascii(t: &str, out: &mut Vec<Variant>) {
+    let bytes = t.as_bytes();
+    out.reserve(bytes.len() * 8);
+    let mut buf = [0u8; 4];
+    let mut edit = |i: usize, v: u8, out: &mut Vec<Variant>| {
+        out.push(concat3(
+            &t[..i],
+            char::from(v).encode_utf8(&mut buf),
+            &t[i + 1..],
+        ));
+    };
+    let flips = |b: u8| {
+        let mut f: [u8; 8] = std::array::from_fn(|bit| b ^ (1u8 << bit));
+        f.sort_unstable();
+        f
+    };
+    for (i, &b) in bytes.iter().enumerate() {
+        for v in flips(b).into_iter().filter(|&v| v < b) {
+            edit(i, v, out);
+        }
+    }
+    for (i, &b) in bytes.iter().enumerate().rev() {
+        for v in flips(b).into_iter().filter(|&v| v > b) {
+            edit(i, v, out);
+        }
+    }
+}
+
+/// Sorts and dedups `out[start..]` in place.
+fn sort_dedup_tail(out: &mut Vec<Variant>, start: usize) {
+    let tail = &mut out[start..];
+    if tail.len() < 2 {
+        return;
+    }
+    tail.sort_unstable();
+    let mut write = start + 1;
+    for read in start + 1..out.len() {
+        if out[read] != out[write - 1] {
+            out.swap(write, read);
+            write += 1;
+        }
+    }
+    out.truncate(write);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::finish;
+
+    const INPUTS: [&str; 14] = [
+        "",
+        "a",
+        "aa",
+        "ab",
+        "ba",
+        "google.com",
+        "aaa-bbb",
+        "zz",
+        "münchen",
+        "日本.jp",
+        "a\u{301}",
+        "ŉ",
+        "mississippi",
+        "z\u{10FFFF}a",
+    ];
+
+    fn generic(t: &str, raw: Vec<Variant>) -> Vec<Variant> {
+        finish(raw, t)
+    }
+
+    fn az() -> Vec<char> {
+        let mut v: Vec<char> = ('a'..='z').collect();
+        v.extend(['-', 'ü', '本']);
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn substitute_chars_is_the_sorted_set() {
+        let set = az();
+        for t in INPUTS {
+            let mut fast = Vec::new();
+            substitute_chars(t, |_| &set, &mut fast);
+            let mut raw = Vec::new();
+            for (i, c) in t.char_indices() {
+                for k in &set {
+                    raw.push(concat3(&t[..i], &k.to_string(), &t[i + c.len_utf8()..]));
+                }
+            }
+            assert_eq!(fast, generic(t, raw), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn insert_chars_everywhere_is_the_sorted_set() {
+        let set = az();
+        for t in INPUTS {
+            let mut fast = Vec::new();
+            insert_chars_everywhere(t, &set, &mut fast);
+            let mut raw = Vec::new();
+            for k in &set {
+                crate::generate::rules::insert_everywhere(t, &k.to_string(), &mut raw);
+            }
+            assert_eq!(fast, generic(t, raw), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn insert_chars_at_is_the_sorted_set() {
+        for t in INPUTS {
+            let n = t.chars().count();
+            // A deterministic scatter of gaps and characters, including ones equal to neighbours.
+            let chars: Vec<char> = t.chars().chain(['a', 'b', 'z', '0']).collect();
+            let mut pairs: Vec<(usize, char)> = (0..=n)
+                .flat_map(|g| {
+                    chars
+                        .iter()
+                        .enumerate()
+                        .filter(move |(j, _)| (g + j) % 3 != 1)
+                        .map(move |(_, &k)| (g, k))
+                })
+                .collect();
+            let mut raw = Vec::new();
+            let b = crate::generate::boundaries(t);
+            for &(g, k) in &pairs {
+                raw.push(concat3(&t[..b[g]], &k.to_string(), &t[b[g]..]));
+            }
+            let mut fast = Vec::new();
+            insert_chars_at(t, &mut pairs, &mut fast);
+            assert_eq!(fast, generic(t, raw), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn substitute_strs_is_the_sorted_set() {
+        let values: Vec<String> = ["", "a", "aa", "rn", "b\u{314}\"", "0", "ü", "b", "ab", "a"]
+            .map(String::from)
+            .to_vec();
+        for t in INPUTS {
+            let mut fast = Vec::new();
+            substitute_strs(t, |_| &values, &mut fast);
+            let mut raw = Vec::new();
+            for (i, c) in t.char_indices() {
+                for v in &values {
+                    raw.push(concat3(&t[..i], v, &t[i + c.len_utf8()..]));
+                }
+            }
+            assert_eq!(fast, generic(t, raw), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn bit_flips_ascii_is_the_sorted_set() {
+        for t in ["", "a", "example", "a b\t\u{7f}\0", "~~"] {
+            let mut fast = Vec::new();
+            bit_flips_ascii(t, &mut fast);
+            assert_eq!(
+                fast,
+                generic(t, crate::generate::rules::bit_flipping(t)),
+                "{t:?}"
+            );
+        }
+    }
+}
