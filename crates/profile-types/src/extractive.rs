@@ -57,3 +57,56 @@ pub struct SchemaCheck {
     /// Expected fields whose value is not a substring of the source, in record key order.
     pub ungrounded: Vec<String>,
 }
+
+/// Field-level counts of one comparison of predicted records against reference records.
+///
+/// A reference field whose value the prediction matches (Python `==`, a missing key reading as
+/// `null`) is a true positive, any other reference field a false negative; a predicted field the
+/// reference lacks is a false positive.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct FieldCounts {
+    /// True positives.
+    pub tp: u64,
+    /// False positives.
+    pub fp: u64,
+    /// False negatives.
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+    /// `2·tp / (2·tp + fp + fn)`, `1.0` when the denominator is 0.
+    pub f1: f64,
+}
+
+impl FieldCounts {
+    /// Counts with their F1 filled in.
+    pub fn new(tp: u64, fp: u64, fn_: u64) -> FieldCounts {
+        let denominator = 2 * tp + fp + fn_;
+        let f1 = if denominator == 0 {
+            1.0
+        } else {
+            (2 * tp) as f64 / denominator as f64
+        };
+        FieldCounts { tp, fp, fn_, f1 }
+    }
+}
+
+/// Per-field counts of both sides for one stage, fields in name order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FieldReport {
+    /// The student's counts per field.
+    pub student: std::collections::BTreeMap<String, FieldCounts>,
+    /// The teacher's counts per field.
+    pub teacher: std::collections::BTreeMap<String, FieldCounts>,
+}
+
+/// Which field fell where: the per-field breakdown behind an [`ExtractiveProfile`], against the
+/// same references (the teacher's clean extraction for clean and corrupted texts, each side's own
+/// clean extraction for invariances). Not part of the upstream-shaped profile.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FieldBreakdown {
+    /// Student against the gold on clean texts, per field.
+    pub clean: std::collections::BTreeMap<String, FieldCounts>,
+    /// Per corruption, in suite order.
+    pub corruptions: IndexMap<String, FieldReport>,
+    /// Per invariance, in suite order.
+    pub invariances: IndexMap<String, FieldReport>,
+}

@@ -1,0 +1,45 @@
+//! Errors of `extractive`.
+
+use suite_core::{Side, Stage};
+
+/// Everything that can stop an extractive profile. No partial profile is ever returned.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A model failed or returned the wrong number of records (the message names the side, the
+    /// stage and the counts).
+    #[error(transparent)]
+    Model(#[from] suite_core::Error),
+    /// A model returned something other than a JSON object for a text.
+    #[error(
+        "{side} model returned {got} instead of a record (a JSON object) for text {position} of the {stage}"
+    )]
+    NotARecord {
+        /// Which model.
+        side: Side,
+        /// During which pass.
+        stage: Stage,
+        /// Index of the text in that pass.
+        position: usize,
+        /// The JSON type it returned instead.
+        got: &'static str,
+    },
+    /// [`crate::validate_extraction_schema`] was given something other than a JSON object.
+    #[error("a record must be a JSON object, got {got}")]
+    RecordNotAnObject {
+        /// The JSON type it was given.
+        got: &'static str,
+    },
+}
+
+/// The JSON type name of a value, for error messages.
+pub(crate) fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
