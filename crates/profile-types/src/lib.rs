@@ -5,7 +5,8 @@
 //!
 //! * [`CaptureProfile`]: the classifier capture profile (upstream: mixle's `capture_profile`).
 //! * [`ExtractiveProfile`] and [`SchemaCheck`]: the extractive profile and its schema check
-//!   (upstream: mixle's `extractive_capture_profile` / `validate_extraction_schema`).
+//!   (upstream: mixle's `extractive_capture_profile` / `validate_extraction_schema`), plus the
+//!   opt-in per-field [`FieldBreakdown`], which has no upstream counterpart.
 //! * [`EvaluationResult`], [`CaseResult`] and [`DatasetSummary`]: mutator evaluations, one case
 //!   and a dataset (upstream: LangState's `LLMEvaluator`; the dataset types are capkit's own).
 //!
@@ -25,7 +26,10 @@ mod mutator;
 pub mod value;
 
 pub use capture::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
-pub use extractive::{ExtractiveProfile, F1Pair, SchemaCheck, SchemaValidity};
+pub use extractive::{
+    ExtractiveProfile, F1Pair, FieldBreakdown, FieldCounts, FieldReport, SchemaCheck,
+    SchemaValidity,
+};
 pub use mutator::{
     CaseFailure, CaseResult, ConfidenceError, DatasetSummary, EvaluationResult, FailureKind,
     FieldCategory, FieldComparison, FieldState, Inference, StateComparison, StateSnapshot,
