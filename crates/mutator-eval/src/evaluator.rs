@@ -73,7 +73,7 @@ impl Evaluator {
         Ok(EvaluationResult {
             accuracy_score: accuracy_score(&comparison),
             comparison,
-            actual_post_state: actual.to_snapshot(),
+            actual_post_state: actual.into_snapshot(),
             time_used,
             metadata: ctx.metadata.cloned(),
         })

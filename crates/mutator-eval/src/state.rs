@@ -161,6 +161,11 @@ impl InterpretiveState {
             .collect()
     }
 
+    /// The state as data, without copying it.
+    pub fn into_snapshot(self) -> StateSnapshot {
+        self.nodes.into_iter().collect()
+    }
+
     /// A state from data: each entry in order, `null` entries as parent nodes. Dotted paths
     /// create their parents, so a snapshot that omits them still gets them.
     pub fn from_entries<'a>(
@@ -185,7 +190,9 @@ impl InterpretiveState {
 /// Serialises as a snapshot: `{path: {"inference", "values"} | null}`, keys sorted.
 impl Serialize for InterpretiveState {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_snapshot().serialize(serializer)
+        let mut entries: Vec<(&String, &Option<FieldState>)> = self.nodes.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        serializer.collect_map(entries)
     }
 }
 
