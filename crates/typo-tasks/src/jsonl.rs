@@ -19,7 +19,13 @@ pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 /// True when every member of the example's expected set is valid UTF-8 (the string fields are
 /// UTF-8 by construction), so the example survives a JSONL round trip.
 pub fn representable(example: &Example) -> bool {
-    example.expect_set().iter().all(|v| v.as_str().is_some())
+    example.expect_set().iter().all(member_is_utf8)
+}
+
+/// Whether a variant is valid UTF-8; the ASCII check is the fast path (nearly every member).
+fn member_is_utf8(v: &Variant) -> bool {
+    let bytes = v.as_bytes();
+    bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
 }
 
 /// `Ok` when [`representable`]; otherwise the refusal naming the task and input.
@@ -27,15 +33,19 @@ pub fn check_representable(example: &Example) -> Result<(), HarnessError> {
     if representable(example) {
         Ok(())
     } else {
-        Err(HarnessError::NotRepresentable {
-            task: example.task.clone(),
-            input: example.input.clone(),
-        })
+        Err(not_representable(example))
+    }
+}
+
+fn not_representable(example: &Example) -> HarnessError {
+    HarnessError::NotRepresentable {
+        task: example.task.clone(),
+        input: example.input.clone(),
     }
 }
 
 /// Appends one JSONL line (the object and its `\n`) for `example` to `out`, or refuses an
-/// unrepresentable example, leaving `out` untouched.
+/// unrepresentable example, leaving `out` as it was.
 ///
 /// ```
 /// use typo_tasks::{Example, encode_example};
@@ -45,13 +55,21 @@ pub fn check_representable(example: &Example) -> Result<(), HarnessError> {
 /// assert_eq!(out, b"{\"task\":\"co\",\"input\":\"a\\u0026b\",\"expect\":null}\n");
 /// ```
 pub fn encode_example(example: &Example, out: &mut Vec<u8>) -> Result<(), HarnessError> {
-    check_representable(example)?;
-    encode_checked(example, out);
-    Ok(())
+    // One pass: encode while noting non-ASCII members, validate only those, and roll back on
+    // refusal.
+    let start = out.len();
+    if encode_raw(example, out) {
+        Ok(())
+    } else {
+        out.truncate(start);
+        Err(not_representable(example))
+    }
 }
 
-/// Encodes an example already known to be representable.
-fn encode_checked(e: &Example, out: &mut Vec<u8>) {
+/// Encodes `e`; returns false when a member of its set is not valid UTF-8 (the bytes written
+/// are then not valid JSON and must be discarded).
+fn encode_raw(e: &Example, out: &mut Vec<u8>) -> bool {
+    let mut valid = true;
     out.extend_from_slice(b"{\"task\":");
     push_json_str(out, &e.task);
     out.extend_from_slice(b",\"input\":");
@@ -65,8 +83,10 @@ fn encode_checked(e: &Example, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                // Checked by the caller; a non-UTF-8 member cannot reach here.
-                push_json_str(out, v.as_str().unwrap_or_default());
+                let bytes = v.as_bytes();
+                if push_json_bytes(out, bytes) {
+                    valid &= std::str::from_utf8(bytes).is_ok();
+                }
             }
             out.push(b']');
         }
@@ -80,6 +100,7 @@ fn encode_checked(e: &Example, out: &mut Vec<u8>) {
         push_json_str(out, &e.source);
     }
     out.extend_from_slice(b"}\n");
+    valid
 }
 
 /// Writes `examples` as JSONL, one object per line. Every example is checked first: at the
@@ -89,11 +110,11 @@ pub fn write_jsonl<W: Write>(w: W, examples: &[Example]) -> Result<(), HarnessEr
     for e in examples {
         check_representable(e)?;
     }
-    let mut w = BufWriter::new(w);
+    let mut w = BufWriter::with_capacity(1 << 16, w);
     let mut line = Vec::with_capacity(1024);
     for e in examples {
         line.clear();
-        encode_checked(e, &mut line);
+        encode_raw(e, &mut line);
         w.write_all(&line).map_err(|source| HarnessError::Write {
             task: e.task.clone(),
             input: e.input.clone(),
@@ -107,35 +128,45 @@ pub fn write_jsonl<W: Write>(w: W, examples: &[Example]) -> Result<(), HarnessEr
     })
 }
 
-/// Bytes Go's encoder escapes in a string (with HTML escaping on): controls, `"`, `\`, `<`,
-/// `>`, `&`.
-const fn escape_table() -> [bool; 128] {
-    let mut t = [false; 128];
+/// Per byte: 0 = copy, 1 = escape (controls, `"`, `\\`, `<`, `>`, `&`), 2 = maybe U+2028/U+2029.
+const fn escape_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
     let mut i = 0;
     while i < 0x20 {
-        t[i] = true;
+        t[i] = 1;
         i += 1;
     }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t[b'<' as usize] = true;
-    t[b'>' as usize] = true;
-    t[b'&' as usize] = true;
+    t[b'"' as usize] = 1;
+    t[b'\\' as usize] = 1;
+    t[b'<' as usize] = 1;
+    t[b'>' as usize] = 1;
+    t[b'&' as usize] = 1;
+    t[0xE2] = 2;
     t
 }
-const ESCAPE: [bool; 128] = escape_table();
+const ESCAPE: [u8; 256] = escape_table();
 
-/// Appends `s` as a JSON string literal, escaped exactly as Go's `encoding/json` does.
+/// Appends `s` as a JSON string literal, escaped exactly as Go's `encoding/json` does (HTML
+/// escaping on).
 pub fn push_json_str(out: &mut Vec<u8>, s: &str) {
+    push_json_bytes(out, s.as_bytes());
+}
+
+/// [`push_json_str`] over bytes the caller knows (or will check) to be UTF-8; returns whether
+/// any byte was non-ASCII.
+fn push_json_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
     out.push(b'"');
+    let mut seen = 0u8;
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if b < 0x80 {
-            if ESCAPE[b as usize] {
+        seen |= b;
+        match ESCAPE[b as usize] {
+            0 => i += 1,
+            1 => {
                 out.extend_from_slice(&bytes[start..i]);
                 match b {
                     b'"' => out.extend_from_slice(b"\\\""),
@@ -151,29 +182,32 @@ pub fn push_json_str(out: &mut Vec<u8>, s: &str) {
                         out.push(HEX[(b & 0xf) as usize]);
                     }
                 }
-                start = i + 1;
+                i += 1;
+                start = i;
             }
-            i += 1;
-        } else if b == 0xE2
-            && i + 2 < bytes.len()
-            && bytes[i + 1] == 0x80
-            && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9)
-        {
-            // U+2028 and U+2029: valid JSON raw, but Go escapes them for JavaScript's sake.
-            out.extend_from_slice(&bytes[start..i]);
-            out.extend_from_slice(if bytes[i + 2] == 0xA8 {
-                b"\\u2028"
-            } else {
-                b"\\u2029"
-            });
-            i += 3;
-            start = i;
-        } else {
-            i += 1;
+            _ => {
+                // U+2028 and U+2029 (E2 80 A8/A9): valid JSON raw, but Go escapes them for
+                // JavaScript's sake.
+                if bytes.get(i + 1) == Some(&0x80)
+                    && matches!(bytes.get(i + 2), Some(0xA8) | Some(0xA9))
+                {
+                    out.extend_from_slice(&bytes[start..i]);
+                    out.extend_from_slice(if bytes[i + 2] == 0xA8 {
+                        b"\\u2028"
+                    } else {
+                        b"\\u2029"
+                    });
+                    i += 3;
+                    start = i;
+                } else {
+                    i += 1;
+                }
+            }
         }
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
+    seen >= 0x80
 }
 
 /// Reads a whole JSONL corpus. See [`JsonlReader`] for the line rules.
@@ -400,5 +434,68 @@ impl<'de> Visitor<'de> for ExampleVisitor {
             }
         }
         Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json_of(s: &str) -> String {
+        let mut out = Vec::new();
+        push_json_str(&mut out, s);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn escapes_like_go() {
+        assert_eq!(json_of("a<b>&c"), r#""a\u003cb\u003e\u0026c""#);
+        assert_eq!(
+            json_of("\u{8}\u{c}\n\r\t\u{1}\u{1f}\u{7f}"),
+            "\"\\b\\f\\n\\r\\t\\u0001\\u001f\u{7f}\""
+        );
+        assert_eq!(json_of("\u{2028}x\u{2029}"), r#""\u2028x\u2029""#);
+        // Other characters starting with E2 stay raw.
+        assert_eq!(json_of("€‚…"), "\"€‚…\"");
+        assert_eq!(json_of("/é日本"), "\"/é日本\"");
+    }
+
+    #[test]
+    fn refusal_leaves_the_buffer_as_it_was() {
+        let bad = Example {
+            task: "bf".into(),
+            input: "ü".into(),
+            expect: Some(vec![
+                Variant::from("a"),
+                Variant::from_bytes(vec![0xC3, 0x3C]),
+            ]),
+            ..Example::default()
+        };
+        let mut out = b"kept".to_vec();
+        let err = encode_example(&bad, &mut out).unwrap_err();
+        assert_eq!(out, b"kept");
+        assert_eq!(
+            err.to_string(),
+            "bf/\"ü\" has a field or variant that is not valid UTF-8 and cannot survive JSONL; filter with Representable, or drop this task from the corpus"
+        );
+        assert!(!representable(&bad));
+    }
+
+    #[test]
+    fn reader_follows_go_decoder_rules() {
+        let text = "{\"task\":\"a\",\"TASK\":\"b\",\"task\":null,\"expect\":[\"x\"],\"expect\":null,\"\u{17F}plit\":\"val\"}\n\nnull\n";
+        let got: Vec<(usize, Example)> = JsonlReader::new(text.as_bytes())
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0, 1);
+        assert_eq!(got[0].1.task, "b");
+        assert_eq!(got[0].1.expect, None);
+        assert_eq!(got[0].1.split, "val");
+        assert_eq!(got[1], (3, Example::default()));
+        let err = read_jsonl("[1]".as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with("line 1: invalid type"), "{err}");
+        let err = read_jsonl("{} x".as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with("line 1: trailing characters"), "{err}");
     }
 }
