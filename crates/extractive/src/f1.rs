@@ -25,8 +25,19 @@ impl Tally {
 
     /// Adds one (prediction, reference) pair.
     pub(crate) fn add(&mut self, predicted: &Map<String, Value>, reference: &Map<String, Value>) {
+        // Extractors usually emit their keys in one fixed order: walk both maps in lockstep while
+        // the keys line up, and fall back to hashed lookups at the first difference.
+        let mut lockstep = true;
+        let mut pairs = predicted.iter();
         for (k, want) in reference {
-            let hit = py_eq(predicted.get(k).unwrap_or(&Value::Null), want);
+            let got = match lockstep.then(|| pairs.next()).flatten() {
+                Some((pk, pv)) if pk == k => Some(pv),
+                _ => {
+                    lockstep = false;
+                    predicted.get(k)
+                }
+            };
+            let hit = py_eq(got.unwrap_or(&Value::Null), want);
             if hit {
                 self.tp += 1
             } else {
@@ -36,6 +47,11 @@ impl Tally {
                 let e = m.entry(k.clone()).or_default();
                 if hit { e.0 += 1 } else { e.2 += 1 }
             }
+        }
+        if lockstep && self.per_field.is_none() {
+            // The first `reference.len()` predicted keys are the reference's; the rest are not.
+            self.fp += predicted.len().saturating_sub(reference.len()) as u64;
+            return;
         }
         for k in predicted.keys().filter(|k| !reference.contains_key(*k)) {
             self.fp += 1;

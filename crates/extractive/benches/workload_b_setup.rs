@@ -1,0 +1,68 @@
+//! PERF.md workload B, shared by the criterion bench and the CPU-time example.
+
+use extractive::ExtractiveProfile;
+use serde_json::{Value, json};
+use suite_core::{
+    BatchFn, CapabilitySuite, Label, Model, PerItemFn, case_jitter_invariance,
+    keyboard_typo_corruption, whitespace_invariance,
+};
+
+/// The 20,000 texts.
+pub fn texts() -> Vec<String> {
+    (0..20_000)
+        .map(|j| {
+            format!(
+                "ticket {j} name: user{j} city: City{} item: widget{} qty: {}",
+                j % 50,
+                j % 7,
+                j % 9 + 1
+            )
+        })
+        .collect()
+}
+
+/// The fields.
+pub const FIELDS: [&str; 4] = ["name", "city", "item", "qty"];
+
+/// Workload A's suite (probes are ignored by extractors).
+pub fn suite() -> CapabilitySuite {
+    let mut suite = CapabilitySuite::new();
+    for (name, rate) in [
+        ("typo_05", 0.05),
+        ("typo_10", 0.1),
+        ("typo_20", 0.2),
+        ("typo_40", 0.4),
+    ] {
+        suite.add_corruption(name, keyboard_typo_corruption(rate, 0).unwrap());
+    }
+    suite.add_invariance("case", case_jitter_invariance());
+    suite.add_invariance("space", whitespace_invariance());
+    suite
+}
+
+fn record() -> Value {
+    json!({"name": "user", "city": "City", "item": "widget", "qty": "1"})
+}
+
+/// Student: per item; teacher: batch; both return the constant record.
+pub fn models() -> (impl Model, impl Model) {
+    let student = PerItemFn::new(|_: &str| record());
+    let teacher = BatchFn::new(|ts: &[&str]| -> Vec<Label> { vec![record(); ts.len()] });
+    (student, teacher)
+}
+
+/// PERF.md's expected profile, so a run cannot silently skip work.
+pub fn check(p: &ExtractiveProfile) {
+    assert_eq!(p.clean_f1, 1.0);
+    assert_eq!(
+        (p.schema_validity.student, p.schema_validity.teacher),
+        (0.77795, 0.77795)
+    );
+    assert!(
+        p.corruptions
+            .values()
+            .chain(p.invariances.values())
+            .all(|f| f.student_f1 == 1.0 && f.teacher_f1 == 1.0)
+    );
+    assert_eq!(p.corruptions.len(), 4);
+}

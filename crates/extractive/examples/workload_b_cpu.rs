@@ -1,0 +1,36 @@
+//! Runs PERF.md workload B and prints each run's CPU time from `/proc/thread-self/schedstat`
+//! (Linux), which a busy machine does not inflate the way it inflates wall time:
+//! `cargo run --release -p extractive --example workload_b_cpu [RUNS]`. The criterion bench
+//! (`benches/workload_b.rs`) is the reference measurement.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+#[path = "../benches/workload_b_setup.rs"]
+mod workload_b_setup;
+
+use extractive::extractive_capture_profile;
+use workload_b_setup::{FIELDS, check, models, suite, texts};
+
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn main() {
+    let (texts, suite, (student, teacher)) = (texts(), suite(), models());
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(5);
+    for _ in 0..runs {
+        let t0 = cpu_ns();
+        let p = extractive_capture_profile(&student, &teacher, &texts, &suite, &FIELDS).unwrap();
+        let t1 = cpu_ns();
+        check(&p);
+        println!(
+            "extractive_capture_profile cpu {:.1} ms",
+            (t1 - t0) as f64 / 1e6
+        );
+    }
+}
