@@ -5,8 +5,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use extractive::extractive_capture_profile;
 
-mod workload_b_setup;
-use workload_b_setup::{FIELDS, check, models, suite, texts};
+mod support;
+use support::{FIELDS, check, models, suite, texts};
 
 fn bench(c: &mut Criterion) {
     let (texts, suite, (student, teacher)) = (texts(), suite(), models());

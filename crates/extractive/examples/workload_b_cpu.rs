@@ -4,11 +4,11 @@
 //! (`benches/workload_b.rs`) is the reference measurement.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-#[path = "../benches/workload_b_setup.rs"]
-mod workload_b_setup;
+#[path = "../benches/support/mod.rs"]
+mod support;
 
 use extractive::extractive_capture_profile;
-use workload_b_setup::{FIELDS, check, models, suite, texts};
+use support::{FIELDS, check, models, suite, texts};
 
 fn cpu_ns() -> u64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")

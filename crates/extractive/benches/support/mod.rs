@@ -1,4 +1,5 @@
 //! PERF.md workload B, shared by the criterion bench and the CPU-time example.
+#![allow(clippy::unwrap_used, dead_code)]
 
 use extractive::ExtractiveProfile;
 use serde_json::{Value, json};
