@@ -1,0 +1,73 @@
+//! PERF.md workload A, shared by the criterion bench and the CPU-time example.
+#![allow(clippy::unwrap_used, dead_code)]
+
+use capture::CaptureProfile;
+use serde_json::json;
+use suite_core::{
+    BatchFn, CapabilitySuite, Label, Model, PerItemFn, case_jitter_invariance,
+    keyboard_typo_corruption, whitespace_invariance,
+};
+
+/// The 100,000 texts.
+pub fn texts() -> Vec<String> {
+    const W: [&str; 5] = ["good", "bad", "great", "awful", "fine"];
+    (0..100_000)
+        .map(|i| {
+            format!(
+                "sample {i}: the service was {} and the food was {} overall",
+                W[i % 5],
+                W[(i * 7) % 5]
+            )
+        })
+        .collect()
+}
+
+/// Four typo rates (seed 0), case jitter, whitespace, ten probes.
+pub fn suite() -> CapabilitySuite {
+    let mut suite = CapabilitySuite::new();
+    for (name, rate) in [
+        ("typo_05", 0.05),
+        ("typo_10", 0.1),
+        ("typo_20", 0.2),
+        ("typo_40", 0.4),
+    ] {
+        suite.add_corruption(name, keyboard_typo_corruption(rate, 0).unwrap());
+    }
+    suite.add_invariance("case", case_jitter_invariance());
+    suite.add_invariance("space", whitespace_invariance());
+    let a100 = "a".repeat(100);
+    for p in [
+        "",
+        "good",
+        "bad",
+        "GOOD!!!",
+        "  spaced   out  ",
+        "ß",
+        "日本語",
+        "1234",
+        &a100,
+        "the service was fine",
+    ] {
+        suite.add_probe(p);
+    }
+    suite
+}
+
+/// Mode `classify`: a per-item student and a batch teacher, both always `"pos"`.
+pub fn models() -> (impl Model, impl Model) {
+    let student = PerItemFn::new(|_: &str| json!("pos"));
+    let teacher = BatchFn::new(|ts: &[&str]| -> Vec<Label> { vec![json!("pos"); ts.len()] });
+    (student, teacher)
+}
+
+/// PERF.md's expected profile for mode `classify`, so a run cannot silently skip work.
+pub fn check(p: &CaptureProfile) {
+    assert_eq!(p.clean_agreement, 1.0);
+    assert!(p.corruptions.values().all(|&a| a == 1.0) && p.corruptions.len() == 4);
+    assert!(
+        p.invariances
+            .values()
+            .all(|v| v.student_violation_rate == 0.0 && v.teacher_violation_rate == 0.0)
+    );
+    assert_eq!(p.probes.as_ref().unwrap().student, vec![json!("pos"); 10]);
+}
