@@ -1,7 +1,7 @@
 //! Per-task wall time of generating every expected set over `bench_domains2000.txt` once,
 //! single-threaded, with `data.json` (a quick profile; the criterion bench is the measurement).
 //!
-//! `cargo run --release -p typo-tasks --example task_timings`
+//! `cargo run --release -p typo-tasks --example task_timings [task ids...]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -16,10 +16,14 @@ fn main() {
     let text = std::fs::read_to_string(dir.join("bench_domains2000.txt")).unwrap();
     let names: Vec<&str> = text.split('\n').filter(|l| !l.is_empty()).collect();
     let registry = Registry::new(&data);
+    let only: Vec<String> = std::env::args().skip(1).collect();
     let rounds = 5;
     let mut rows = Vec::new();
     let (mut total_ms, mut examples, mut variants) = (0.0, 0usize, 0usize);
-    for task in &registry {
+    for task in registry
+        .iter()
+        .filter(|t| only.is_empty() || only.iter().any(|o| o == t.id))
+    {
         let mut best = f64::INFINITY;
         let (mut ex, mut va) = (0, 0);
         for _ in 0..rounds {

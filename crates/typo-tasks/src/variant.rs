@@ -179,6 +179,116 @@ impl Variant {
     }
 }
 
+/// Builds many one-character edits `t[..start] + k + t[end..]` of one name. For a short name the
+/// edit is assembled with fixed-size copies out of a zero-padded copy of `t` (no `memcpy` calls
+/// of variable length, which dominate at these sizes); anything longer takes [`Variant::concat`].
+pub(crate) struct Splicer<'a> {
+    t: &'a str,
+    /// `t` zero-padded to 64 bytes, when `t.len() <= 32`.
+    pad: Option<[u8; 64]>,
+}
+
+impl<'a> Splicer<'a> {
+    pub(crate) fn new(t: &'a str) -> Self {
+        let pad = (t.len() <= 32).then(|| {
+            let mut pad = [0u8; 64];
+            pad[..t.len()].copy_from_slice(t.as_bytes());
+            pad
+        });
+        Splicer { t, pad }
+    }
+
+    /// `t[..start] + k + t[end..]`; `start <= end` are char boundaries of `t`.
+    pub(crate) fn char_at(&self, start: usize, end: usize, k: char) -> Variant {
+        let mut kb = [0u8; 4];
+        let klen = k.encode_utf8(&mut kb).len();
+        let total = self.t.len() - (end - start) + klen;
+        if let Some(pad) = &self.pad
+            && total <= INLINE
+        {
+            // Every range below has a fixed length and lies inside 64 bytes: start <= 32,
+            // end <= 32, start + klen <= total <= 30. Bytes past `total` come from the zero pad.
+            let mut scratch = [0u8; 64];
+            scratch[..32].copy_from_slice(&pad[..32]);
+            scratch[start..start + 4].copy_from_slice(&kb);
+            scratch[start + klen..start + klen + 32].copy_from_slice(&pad[end..end + 32]);
+            let mut buf = [0u8; INLINE];
+            buf.copy_from_slice(&scratch[..INLINE]);
+            return Variant(Repr::Inline {
+                len: total as u8,
+                buf,
+            });
+        }
+        let t = self.t;
+        Variant::concat(&[&t[..start], k.encode_utf8(&mut kb), &t[end..]])
+    }
+}
+
+/// The edits of one position of a [`Splicer`]'s name: with an ASCII `k`, an edit is a copy of a
+/// precomputed inline template with one byte set (the common case: two stores, no copying loop).
+pub(crate) struct Edits<'s> {
+    splicer: &'s Splicer<'s>,
+    start: usize,
+    end: usize,
+    /// The inline edit with `k = 'a'`, when it fits inline.
+    ascii: Option<(u8, [u8; INLINE])>,
+}
+
+impl Splicer<'_> {
+    /// The edits replacing `t[start..end]`.
+    pub(crate) fn at(&self, start: usize, end: usize) -> Edits<'_> {
+        let ascii = match self.char_at(start, end, 'a').0 {
+            Repr::Inline { len, buf } => Some((len, buf)),
+            _ => None,
+        };
+        Edits {
+            splicer: self,
+            start,
+            end,
+            ascii,
+        }
+    }
+}
+
+impl Edits<'_> {
+    /// Pushes `t[..start] + k + t[end..]`. The template is copied into place first and the byte
+    /// set there, so nothing reads back a partly overwritten value (a store-forwarding stall
+    /// that otherwise costs more than the whole edit).
+    pub(crate) fn push_with(&self, k: char, out: &mut Vec<Variant>) {
+        if k.is_ascii()
+            && let Some((len, template)) = &self.ascii
+            && self.start < INLINE
+        {
+            out.push(Variant(Repr::Inline {
+                len: *len,
+                buf: *template,
+            }));
+            if let Some(Variant(Repr::Inline { buf, .. })) = out.last_mut()
+                && let Some(slot) = buf.get_mut(self.start)
+            {
+                *slot = k as u8;
+            }
+            return;
+        }
+        out.push(self.splicer.char_at(self.start, self.end, k));
+    }
+
+    /// `t[..start] + k + t[end..]`.
+    #[cfg(test)]
+    pub(crate) fn with(&self, k: char) -> Variant {
+        if k.is_ascii()
+            && let Some((len, template)) = &self.ascii
+        {
+            let mut buf = *template;
+            if let Some(slot) = buf.get_mut(self.start) {
+                *slot = k as u8;
+                return Variant(Repr::Inline { len: *len, buf });
+            }
+        }
+        self.splicer.char_at(self.start, self.end, k)
+    }
+}
+
 impl From<String> for Variant {
     fn from(text: String) -> Self {
         if text.len() <= INLINE {
@@ -319,8 +429,40 @@ mod tests {
     }
 
     #[test]
+    fn splicer_matches_concat() {
+        for t in [
+            "",
+            "a",
+            "münchen",
+            "日本.jp",
+            &"x".repeat(29),
+            &"y".repeat(32),
+            &"z".repeat(40),
+        ] {
+            let sp = Splicer::new(t);
+            let b: Vec<usize> = t.char_indices().map(|(i, _)| i).chain([t.len()]).collect();
+            for &start in &b {
+                for &end in b.iter().filter(|&&e| e >= start).take(2) {
+                    for k in ['a', 'é', '本', '\u{10FFFF}'] {
+                        let want = Variant::concat(&[&t[..start], &k.to_string(), &t[end..]]);
+                        let got = sp.char_at(start, end, k);
+                        assert_eq!(sp.at(start, end).with(k), want);
+                        assert_eq!(
+                            sp.at(start, end).with('q').as_bytes(),
+                            Variant::concat(&[&t[..start], "q", &t[end..]]).as_bytes()
+                        );
+                        assert_eq!(got.as_bytes(), want.as_bytes());
+                        assert_eq!(got, want);
+                        assert_eq!(got.cmp(&want), Ordering::Equal);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn order_is_bytewise_across_representations() {
-        let mut vs = vec![
+        let mut vs = [
             Variant::from("\u{e1}"), // C3 A1
             Variant::from_bytes(vec![0xC3, 0x3C]),
             Variant::from("b"),

@@ -1,6 +1,8 @@
 //! Keyboard generators (Needs = keyboard): `acs aci rar`.
 
-use super::{CharMap, boundaries, concat3};
+#[cfg(test)]
+use super::concat3;
+use super::{CharMap, boundaries};
 use crate::Variant;
 
 /// Every key's neighbours (up, down, left, right; padding spaces excluded) for one layout.

@@ -24,6 +24,7 @@
 
 use super::{concat3, split_chars};
 use crate::Variant;
+use crate::variant::Splicer;
 
 /// Substitutions of each character `c` at each position by each `k` in `set(c)` (sorted,
 /// unique); `k == c` is skipped.
@@ -33,24 +34,25 @@ pub(crate) fn substitute_chars<'a>(
     out: &mut Vec<Variant>,
 ) {
     let (bounds, chars) = split_chars(t);
-    let mut buf = [0u8; 4];
-    let mut edit = |i: usize, k: char, out: &mut Vec<Variant>| {
-        out.push(concat3(
-            &t[..bounds[i]],
-            k.encode_utf8(&mut buf),
-            &t[bounds[i + 1]..],
-        ));
-    };
+    let sp = Splicer::new(t);
     for (i, &c) in chars.iter().enumerate() {
         let s = set(c);
-        for &k in &s[..s.partition_point(|&k| k < c)] {
-            edit(i, k, out);
+        let low = &s[..s.partition_point(|&k| k < c)];
+        if !low.is_empty() {
+            let e = sp.at(bounds[i], bounds[i + 1]);
+            for &k in low {
+                e.push_with(k, out);
+            }
         }
     }
     for (i, &c) in chars.iter().enumerate().rev() {
         let s = set(c);
-        for &k in &s[s.partition_point(|&k| k <= c)..] {
-            edit(i, k, out);
+        let high = &s[s.partition_point(|&k| k <= c)..];
+        if !high.is_empty() {
+            let e = sp.at(bounds[i], bounds[i + 1]);
+            for &k in high {
+                e.push_with(k, out);
+            }
         }
     }
 }
@@ -62,24 +64,23 @@ pub(crate) fn insert_chars_everywhere(t: &str, set: &[char], out: &mut Vec<Varia
     }
     let (bounds, chars) = split_chars(t);
     out.reserve(set.len() * bounds.len());
-    let mut buf = [0u8; 4];
-    let mut edit = |g: usize, k: char, out: &mut Vec<Variant>| {
-        let at = bounds[g];
-        out.push(concat3(&t[..at], k.encode_utf8(&mut buf), &t[at..]));
-    };
+    let sp = Splicer::new(t);
     // `k == t[g]` is skipped at `g`: it is the same string as inserting `k` at `g + 1`, which
     // (every gap having the same set) is emitted there.
     for (g, &c) in chars.iter().enumerate() {
+        let e = sp.at(bounds[g], bounds[g]);
         for &k in &set[..set.partition_point(|&k| k < c)] {
-            edit(g, k, out);
+            e.push_with(k, out);
         }
     }
+    let e = sp.at(t.len(), t.len());
     for &k in set {
-        edit(chars.len(), k, out);
+        e.push_with(k, out);
     }
     for (g, &c) in chars.iter().enumerate().rev() {
+        let e = sp.at(bounds[g], bounds[g]);
         for &k in &set[set.partition_point(|&k| k <= c)..] {
-            edit(g, k, out);
+            e.push_with(k, out);
         }
     }
 }
@@ -95,29 +96,28 @@ pub(crate) fn insert_chars_at(t: &str, pairs: &mut Vec<(usize, char)>, out: &mut
     }
     pairs.sort_unstable();
     pairs.dedup();
-    let mut buf = [0u8; 4];
-    let mut edit = |g: usize, k: char, out: &mut Vec<Variant>| {
-        let at = bounds[g];
-        out.push(concat3(&t[..at], k.encode_utf8(&mut buf), &t[at..]));
-    };
-    for &(g, k) in pairs.iter() {
-        if g < n && k < chars[g] || g == n {
-            edit(g, k, out);
+    let sp = Splicer::new(t);
+    // Each gap's run of pairs, in gap order.
+    let mut runs: Vec<(usize, &[(usize, char)])> = Vec::new();
+    let mut rest = &pairs[..];
+    while let Some(&(g, _)) = rest.first() {
+        let len = rest.partition_point(|&(h, _)| h == g);
+        let (run, tail) = rest.split_at(len);
+        runs.push((g, run));
+        rest = tail;
+    }
+    for &(g, run) in &runs {
+        let e = sp.at(bounds[g], bounds[g]);
+        for &(_, k) in run.iter().filter(|&&(_, k)| g == n || k < chars[g]) {
+            e.push_with(k, out);
         }
     }
     // High parts in decreasing gap order, each gap's run ascending.
-    let mut end = pairs.len();
-    while end > 0 {
-        let g = pairs[end - 1].0;
-        let start = pairs[..end].partition_point(|&(h, _)| h < g);
-        if g < n {
-            for &(_, k) in &pairs[start..end] {
-                if k > chars[g] {
-                    edit(g, k, out);
-                }
-            }
+    for &(g, run) in runs.iter().rev().filter(|(g, _)| *g < n) {
+        let e = sp.at(bounds[g], bounds[g]);
+        for &(_, k) in run.iter().filter(|&&(_, k)| k > chars[g]) {
+            e.push_with(k, out);
         }
-        end = start;
     }
 }
 
@@ -168,27 +168,22 @@ pub(crate) fn substitute_strs<'a>(
 pub(crate) fn bit_flips_ascii(t: &str, out: &mut Vec<Variant>) {
     let bytes = t.as_bytes();
     out.reserve(bytes.len() * 8);
-    let mut buf = [0u8; 4];
-    let mut edit = |i: usize, v: u8, out: &mut Vec<Variant>| {
-        out.push(concat3(
-            &t[..i],
-            char::from(v).encode_utf8(&mut buf),
-            &t[i + 1..],
-        ));
-    };
+    let sp = Splicer::new(t);
     let flips = |b: u8| {
         let mut f: [u8; 8] = std::array::from_fn(|bit| b ^ (1u8 << bit));
         f.sort_unstable();
         f
     };
     for (i, &b) in bytes.iter().enumerate() {
+        let e = sp.at(i, i + 1);
         for v in flips(b).into_iter().filter(|&v| v < b) {
-            edit(i, v, out);
+            e.push_with(char::from(v), out);
         }
     }
     for (i, &b) in bytes.iter().enumerate().rev() {
+        let e = sp.at(i, i + 1);
         for v in flips(b).into_iter().filter(|&v| v > b) {
-            edit(i, v, out);
+            e.push_with(char::from(v), out);
         }
     }
 }

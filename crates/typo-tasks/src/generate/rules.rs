@@ -97,8 +97,8 @@ fn is_separator(c: char) -> bool {
     matches!(c, '-' | '_' | '.')
 }
 
-/// Upstream's `SplitTokens`: parts and the separators between them (`seps.len() == parts.len()
-/// - 1`), or `None` when the input does not split that way (empty, leading/trailing separator).
+/// Upstream's `SplitTokens`: parts and the separators between them (one fewer separator than
+/// parts), or `None` when the input does not split that way (empty, leading/trailing separator).
 /// A run of separators is one boundary; a digit/non-digit change inside a part is a boundary
 /// with an empty separator.
 pub(crate) fn split_tokens(t: &str) -> Option<(Vec<&str>, Vec<&str>)> {
