@@ -58,7 +58,7 @@ pub fn encode_example(example: &Example, out: &mut Vec<u8>) -> Result<(), Harnes
     // One pass: encode while noting non-ASCII members, validate only those, and roll back on
     // refusal.
     let start = out.len();
-    if encode_raw(example, out) {
+    if encode_raw(example, out, true) {
         Ok(())
     } else {
         out.truncate(start);
@@ -66,9 +66,9 @@ pub fn encode_example(example: &Example, out: &mut Vec<u8>) -> Result<(), Harnes
     }
 }
 
-/// Encodes `e`; returns false when a member of its set is not valid UTF-8 (the bytes written
-/// are then not valid JSON and must be discarded).
-fn encode_raw(e: &Example, out: &mut Vec<u8>) -> bool {
+/// Encodes `e`; with `validate`, returns false when a member of its set is not valid UTF-8 (the
+/// bytes written are then not valid JSON and must be discarded).
+fn encode_raw(e: &Example, out: &mut Vec<u8>, validate: bool) -> bool {
     let mut valid = true;
     out.extend_from_slice(b"{\"task\":");
     push_json_str(out, &e.task);
@@ -84,7 +84,7 @@ fn encode_raw(e: &Example, out: &mut Vec<u8>) -> bool {
                     out.push(b',');
                 }
                 let bytes = v.as_bytes();
-                if push_json_bytes(out, bytes) {
+                if push_json_bytes(out, bytes) && validate {
                     valid &= std::str::from_utf8(bytes).is_ok();
                 }
             }
@@ -114,7 +114,8 @@ pub fn write_jsonl<W: Write>(w: W, examples: &[Example]) -> Result<(), HarnessEr
     let mut line = Vec::with_capacity(1024);
     for e in examples {
         line.clear();
-        encode_raw(e, &mut line);
+        // Checked above.
+        encode_raw(e, &mut line, false);
         w.write_all(&line).map_err(|source| HarnessError::Write {
             task: e.task.clone(),
             input: e.input.clone(),
@@ -159,9 +160,24 @@ fn push_json_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     let mut seen = 0u8;
+    let mut seen_words = 0u64;
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
+        // Eight bytes at a time while none needs a look (nearly all of every name).
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            seen_words |= w;
+            let hits = special_bytes(w);
+            if hits == 0 {
+                i += 8;
+                continue;
+            }
+            // The lowest flagged byte is a true hit (false positives only follow a true one).
+            i += (hits.trailing_zeros() / 8) as usize;
+        }
         let b = bytes[i];
         seen |= b;
         match ESCAPE[b as usize] {
@@ -207,7 +223,18 @@ fn push_json_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
-    seen >= 0x80
+    seen >= 0x80 || seen_words & 0x8080_8080_8080_8080 != 0
+}
+
+/// A mask with the high bit set in (at least the lowest of) the bytes of `w` that
+/// [`ESCAPE`] flags: below 0x20, `"`, `\\`, `<`, `>`, `&`, or 0xE2. Zero when there is none.
+fn special_bytes(w: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    let eq = |b: u8| zero_in(w ^ (LO * u64::from(b)));
+    let below_space = w.wrapping_sub(LO * 0x20) & !w & HI;
+    below_space | eq(b'"') | eq(b'\\') | eq(b'<') | eq(b'>') | eq(b'&') | eq(0xE2)
 }
 
 /// Reads a whole JSONL corpus. See [`JsonlReader`] for the line rules.
@@ -458,6 +485,39 @@ mod tests {
         // Other characters starting with E2 stay raw.
         assert_eq!(json_of("€‚…"), "\"€‚…\"");
         assert_eq!(json_of("/é日本"), "\"/é日本\"");
+    }
+
+    #[test]
+    fn word_scan_agrees_with_the_byte_table() {
+        // Every special byte at every position of a 17-byte string, among plain and non-ASCII
+        // neighbours.
+        for special in [0u8, 0x1f, b'"', b'\\', b'<', b'>', b'&', 0x7f, b'a'] {
+            for pos in 0..17 {
+                for filler in ["abcdefghijklmnopq", "ééééééééé"] {
+                    let mut bytes = filler.as_bytes()[..17].to_vec();
+                    bytes[pos] = special;
+                    let Ok(s) = String::from_utf8(bytes) else {
+                        continue;
+                    };
+                    let mut want = String::from("\"");
+                    for c in s.chars() {
+                        match c {
+                            '"' => want.push_str("\\\""),
+                            '\\' => want.push_str("\\\\"),
+                            '<' => want.push_str("\\u003c"),
+                            '>' => want.push_str("\\u003e"),
+                            '&' => want.push_str("\\u0026"),
+                            c if (c as u32) < 0x20 => {
+                                want.push_str(&format!("\\u{:04x}", c as u32))
+                            }
+                            c => want.push(c),
+                        }
+                    }
+                    want.push('"');
+                    assert_eq!(json_of(&s), want, "{s:?}");
+                }
+            }
+        }
     }
 
     #[test]
