@@ -6,14 +6,14 @@
 //! count is on stderr) or the input could not be read, 2 usage.
 
 use std::fs::File;
-use std::io::{BufWriter, IsTerminal as _, Write as _};
+use std::io::{BufWriter, IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
-use mutator_eval::{ChatClient, ChatConfig, Replies, ResponseCache, Runner, summarize};
+use mutator_eval::{ChatClient, ChatConfig, Replies, ResponseCache, Runner, SummaryBuilder};
 use profile_types::{CaseResult, DatasetSummary};
 
 /// Arguments of `capkit mutator`.
@@ -45,7 +45,7 @@ struct EvalArgs {
     #[arg(long, conflicts_with_all = ["base_url", "model"])]
     replay: bool,
     /// Cases evaluated at the same time.
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
     concurrency: u16,
     /// Write one result per line (JSONL, dataset order) to this file.
     #[arg(long, value_name = "RESULTS.jsonl")]
@@ -90,7 +90,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
-    let lines = mutator_eval::read_cases_file(&args.cases)?;
+    let text = std::fs::read_to_string(&args.cases)
+        .with_context(|| format!("{}: cannot read", args.cases.display()))?;
     let client = match (&args.base_url, &args.model) {
         (Some(url), Some(model)) if !args.replay => Some(chat_client(args, url, model)?),
         _ => None,
@@ -99,8 +100,9 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         Some(c) => Replies::Client(c),
         None => Replies::Fixed,
     };
+    let total = text.lines().filter(|l| !l.trim().is_empty()).count();
     let progress = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(lines.len() as u64);
+        let bar = ProgressBar::new(total as u64);
         if let Ok(style) =
             ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {elapsed_precise}  eta {eta}")
         {
@@ -110,18 +112,53 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     } else {
         ProgressBar::hidden()
     };
+    // Results are written as they come (in dataset order), so an interrupted run keeps every
+    // finished prefix, and memory holds only a bounded window of results.
+    let mut out = match &args.out {
+        Some(path) => Some((
+            path,
+            BufWriter::new(
+                File::create(path).with_context(|| format!("{}: cannot create", path.display()))?,
+            ),
+        )),
+        None => None,
+    };
+    let mut write_error: Option<anyhow::Error> = None;
+    let mut summary = SummaryBuilder::default();
+    let mut first_errors: Vec<String> = Vec::new();
     let started = Instant::now();
-    let results = Runner::new(replies)
+    Runner::new(replies)
         .concurrency(usize::from(args.concurrency))
         .mutator_id(&args.mutator_id)
-        .run(&lines, &|done| progress.set_position(done as u64));
+        .run_jsonl_each(&text, &|done| progress.set_position(done as u64), |r| {
+            summary.add(&r);
+            if let Some(e) = &r.error
+                && first_errors.len() < 5
+            {
+                first_errors.push(format!(
+                    "case {} ({}): {}",
+                    r.id,
+                    kind_name(e.kind),
+                    e.message
+                ));
+            }
+            if let (Some((path, w)), None) = (&mut out, &write_error)
+                && let Err(e) = write_result(w, &r)
+            {
+                write_error = Some(e.context(format!("{}: cannot write", path.display())));
+            }
+        });
     let wall = started.elapsed();
     progress.finish_and_clear();
-
-    let summary = summarize(&results);
-    if let Some(path) = &args.out {
-        write_results(path, &results)?;
+    if let Some(e) = write_error {
+        return Err(e);
     }
+    if let Some((path, mut w)) = out {
+        w.flush()
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+
+    let summary = summary.finish();
     if let Some(path) = &args.summary_out {
         let text = serde_json::to_string_pretty(&summary)?;
         std::fs::write(path, text + "\n")
@@ -158,15 +195,8 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     if summary.errors == 0 {
         return Ok(ExitCode::SUCCESS);
     }
-    for r in results.iter().filter(|r| r.error.is_some()).take(5) {
-        if let Some(e) = &r.error {
-            eprintln!(
-                "capkit: case {} ({}): {}",
-                r.id,
-                kind_name(e.kind),
-                e.message
-            );
-        }
+    for line in &first_errors {
+        eprintln!("capkit: {line}");
     }
     eprintln!(
         "capkit: {} of {} cases errored ({})",
@@ -175,6 +205,12 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         errors_by_kind(&summary)
     );
     Ok(ExitCode::from(1))
+}
+
+fn write_result(w: &mut impl Write, r: &CaseResult) -> anyhow::Result<()> {
+    serde_json::to_writer(&mut *w, r)?;
+    w.write_all(b"\n")?;
+    Ok(())
 }
 
 fn chat_client(args: &EvalArgs, url: &str, model: &str) -> anyhow::Result<ChatClient> {
@@ -195,16 +231,6 @@ fn chat_client(args: &EvalArgs, url: &str, model: &str) -> anyhow::Result<ChatCl
     } else {
         client.with_cache(ResponseCache::new(&args.cache_dir))
     })
-}
-
-fn write_results(path: &Path, results: &[CaseResult]) -> anyhow::Result<()> {
-    let err = || format!("{}: cannot write", path.display());
-    let mut out = BufWriter::new(File::create(path).with_context(err)?);
-    for r in results {
-        serde_json::to_writer(&mut out, r).with_context(err)?;
-        out.write_all(b"\n").with_context(err)?;
-    }
-    out.flush().with_context(err)
 }
 
 fn kind_name(kind: profile_types::FailureKind) -> String {

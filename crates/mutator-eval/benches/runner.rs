@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mutator_eval::{Replies, Runner, read_cases, summarize};
+use mutator_eval::{Replies, Runner, SummaryBuilder, read_cases, summarize};
 
 // The case generator is shared with `examples/generate_cases.rs` (its `main` is unused here).
 #[path = "../examples/generate_cases.rs"]
@@ -36,6 +36,17 @@ fn bench_runner(c: &mut Criterion) {
                     .concurrency(workers)
                     .run(black_box(&lines), &|_| {});
                 summarize(&results)
+            })
+        });
+    }
+    for workers in [1, 2] {
+        group.bench_function(format!("jsonl_text_10k_concurrency_{workers}"), |b| {
+            b.iter(|| {
+                let mut summary = SummaryBuilder::default();
+                Runner::new(Replies::Fixed)
+                    .concurrency(workers)
+                    .run_jsonl_each(black_box(&text), &|_| {}, |r| summary.add(&r));
+                summary.finish()
             })
         });
     }

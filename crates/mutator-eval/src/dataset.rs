@@ -81,14 +81,23 @@ impl CaseLine {
     }
 }
 
-/// Reads every non-blank line of a JSONL text. Bad lines are kept as errors in place.
-pub fn read_cases(text: &str) -> Vec<CaseLine> {
+/// The non-blank lines of a JSONL text with their 1-based numbers (a leading BOM is skipped).
+pub(crate) fn jsonl_lines(text: &str) -> Vec<(usize, &str)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| CaseLine {
-            line: i + 1,
-            case: Case::from_line(l, i + 1),
+        .map(|(i, l)| (i + 1, l))
+        .collect()
+}
+
+/// Reads every non-blank line of a JSONL text. Bad lines are kept as errors in place.
+pub fn read_cases(text: &str) -> Vec<CaseLine> {
+    jsonl_lines(text)
+        .into_iter()
+        .map(|(line, l)| CaseLine {
+            line,
+            case: Case::from_line(l, line),
         })
         .collect()
 }

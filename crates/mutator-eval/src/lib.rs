@@ -55,7 +55,7 @@ pub use mutator::{
     Extraction, FixedReply, LlmClient, LlmMutator, MutationContext, MutationResult, Mutator,
     StructuredInput, build_prompt, parse_reply,
 };
-pub use pool::map_bounded;
+pub use pool::{for_each_ordered, map_bounded};
 pub use pyjson::parse_json;
-pub use runner::{Replies, Runner, summarize};
+pub use runner::{Replies, Runner, SummaryBuilder, summarize};
 pub use state::InterpretiveState;

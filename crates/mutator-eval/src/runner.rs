@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use profile_types::{CaseFailure, CaseResult, DatasetSummary, EvaluationResult, FailureKind};
 
@@ -9,7 +10,7 @@ use crate::dataset::{Case, CaseLine};
 use crate::error::{ClientError, Error};
 use crate::evaluator::{EvaluationContext, Evaluator};
 use crate::mutator::{LlmClient, LlmMutator};
-use crate::pool::map_bounded;
+use crate::pool::for_each_ordered;
 
 /// Where the runner's LLM mutator gets its replies.
 #[derive(Clone, Copy)]
@@ -101,26 +102,83 @@ impl<'a> Runner<'a> {
     /// Runs every line; results come back in dataset order. `progress` is called once per
     /// finished case, from the worker threads, with the number of cases finished so far.
     pub fn run(&self, lines: &[CaseLine], progress: &(dyn Fn(usize) + Sync)) -> Vec<CaseResult> {
-        let finished = std::sync::atomic::AtomicUsize::new(0);
-        map_bounded(lines, self.concurrency, |index, line| {
-            let outcome = match &line.case {
-                Err(e) => Err(failure(e)),
-                Ok(case) => panic::catch_unwind(AssertUnwindSafe(|| self.run_case(case)))
-                    .unwrap_or_else(|payload| Err(Error::Mutator(panic_message(&*payload))))
-                    .map_err(|e| failure(&e)),
-            };
-            let (result, error) = match outcome {
-                Ok(r) => (Some(r), None),
-                Err(f) => (None, Some(f)),
-            };
-            progress(finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
-            CaseResult {
-                index,
-                id: line.id(),
-                result,
-                error,
-            }
-        })
+        let mut out = Vec::with_capacity(lines.len());
+        self.run_each(lines, progress, |r| out.push(r));
+        out
+    }
+
+    /// Like [`run`](Self::run), but hands each result to `sink` (on the calling thread, in
+    /// dataset order) as soon as every earlier case is done, so results can be written while the
+    /// run goes on and only a bounded window of them is held in memory.
+    pub fn run_each(
+        &self,
+        lines: &[CaseLine],
+        progress: &(dyn Fn(usize) + Sync),
+        sink: impl FnMut(CaseResult),
+    ) {
+        self.drive(lines, progress, sink, |line| match &line.case {
+            Ok(case) => (case.id.clone(), self.guarded(case)),
+            Err(e) => (line.id(), Err(failure(e))),
+        });
+    }
+
+    /// Runs a whole JSONL text (see [`read_cases`](crate::read_cases)): lines are parsed on the
+    /// worker threads, and each parsed case is dropped once its result is out, so memory holds
+    /// the text plus a bounded window of cases and results.
+    pub fn run_jsonl_each(
+        &self,
+        text: &str,
+        progress: &(dyn Fn(usize) + Sync),
+        sink: impl FnMut(CaseResult),
+    ) {
+        let lines = crate::dataset::jsonl_lines(text);
+        self.drive(
+            &lines,
+            progress,
+            sink,
+            |&(line, raw)| match Case::from_line(raw, line) {
+                Ok(case) => (case.id.clone(), self.guarded(&case)),
+                Err(e) => (format!("line-{line}"), Err(failure(&e))),
+            },
+        );
+    }
+
+    fn drive<T: Sync>(
+        &self,
+        items: &[T],
+        progress: &(dyn Fn(usize) + Sync),
+        mut sink: impl FnMut(CaseResult),
+        one: impl Fn(&T) -> (String, Result<EvaluationResult, CaseFailure>) + Sync,
+    ) {
+        let finished = AtomicUsize::new(0);
+        for_each_ordered(
+            items,
+            self.concurrency,
+            |_, item| {
+                let outcome = one(item);
+                progress(finished.fetch_add(1, Ordering::Relaxed) + 1);
+                outcome
+            },
+            |index, (id, outcome)| {
+                let (result, error) = match outcome {
+                    Ok(r) => (Some(r), None),
+                    Err(f) => (None, Some(f)),
+                };
+                sink(CaseResult {
+                    index,
+                    id,
+                    result,
+                    error,
+                });
+            },
+        );
+    }
+
+    /// One case, with a panicking client or mutator turned into a failure.
+    fn guarded(&self, case: &Case) -> Result<EvaluationResult, CaseFailure> {
+        panic::catch_unwind(AssertUnwindSafe(|| self.run_case(case)))
+            .unwrap_or_else(|payload| Err(Error::Mutator(panic_message(&*payload))))
+            .map_err(|e| failure(&e))
     }
 }
 
@@ -152,27 +210,52 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// The aggregate of a run. Accuracy, match rate and latency are over evaluated cases only;
 /// failures are counted apart, per kind. Percentiles use the nearest-rank method.
 pub fn summarize(results: &[CaseResult]) -> DatasetSummary {
-    let evaluated: Vec<&EvaluationResult> =
-        results.iter().filter_map(|r| r.result.as_ref()).collect();
-    let mut errors_by_kind: BTreeMap<FailureKind, usize> = BTreeMap::new();
-    for failure in results.iter().filter_map(|r| r.error.as_ref()) {
-        *errors_by_kind.entry(failure.kind).or_default() += 1;
+    let mut builder = SummaryBuilder::default();
+    for r in results {
+        builder.add(r);
     }
-    let n = evaluated.len();
-    let mean = |f: &dyn Fn(&EvaluationResult) -> f64| {
-        (n > 0).then(|| evaluated.iter().map(|r| f(r)).sum::<f64>() / n as f64)
-    };
-    let mut latencies: Vec<f64> = evaluated.iter().map(|r| r.time_used).collect();
-    latencies.sort_by(f64::total_cmp);
-    DatasetSummary {
-        cases: results.len(),
-        evaluated: n,
-        errors: results.len() - n,
-        errors_by_kind,
-        mean_accuracy: mean(&|r| r.accuracy_score),
-        overall_match_rate: mean(&|r| f64::from(u8::from(r.comparison.overall_match))),
-        latency_p50: nearest_rank(&latencies, 0.50),
-        latency_p95: nearest_rank(&latencies, 0.95),
+    builder.finish()
+}
+
+/// [`summarize`] one result at a time, keeping only what the aggregate needs (one latency per
+/// evaluated case).
+#[derive(Debug, Clone, Default)]
+pub struct SummaryBuilder {
+    cases: usize,
+    accuracy_sum: f64,
+    matched: usize,
+    latencies: Vec<f64>,
+    errors_by_kind: BTreeMap<FailureKind, usize>,
+}
+
+impl SummaryBuilder {
+    /// Counts one result.
+    pub fn add(&mut self, result: &CaseResult) {
+        self.cases += 1;
+        if let Some(r) = &result.result {
+            self.accuracy_sum += r.accuracy_score;
+            self.matched += usize::from(r.comparison.overall_match);
+            self.latencies.push(r.time_used);
+        }
+        if let Some(f) = &result.error {
+            *self.errors_by_kind.entry(f.kind).or_default() += 1;
+        }
+    }
+
+    /// The aggregate of everything added.
+    pub fn finish(mut self) -> DatasetSummary {
+        let n = self.latencies.len();
+        self.latencies.sort_by(f64::total_cmp);
+        DatasetSummary {
+            cases: self.cases,
+            evaluated: n,
+            errors: self.cases - n,
+            errors_by_kind: self.errors_by_kind,
+            mean_accuracy: (n > 0).then(|| self.accuracy_sum / n as f64),
+            overall_match_rate: (n > 0).then(|| self.matched as f64 / n as f64),
+            latency_p50: nearest_rank(&self.latencies, 0.50),
+            latency_p95: nearest_rank(&self.latencies, 0.95),
+        }
     }
 }
 
@@ -196,6 +279,39 @@ mod tests {
         assert_eq!(nearest_rank(&xs, 0.95), Some(19.0));
         assert_eq!(nearest_rank(&[3.0], 0.95), Some(3.0));
         assert_eq!(nearest_rank(&[], 0.5), None);
+    }
+
+    #[test]
+    fn streaming_from_text_equals_running_parsed_lines() {
+        let text = concat!(
+            r#"{"id": "a", "input": {"prompt": "p"}, "expected_post_state": {"x": {"values": [{"value": "v", "confidence": 0.5}]}}, "reply": "[{\"path\": \"x\", \"value\": \"v\", \"confidence\": 0.5, \"inference\": \"r\"}]"}"#,
+            "\n\nnot json\n",
+            r#"{"input": {"prompt": "p"}, "expected_post_state": {}}"#,
+            "\n",
+        );
+        let strip = |mut rs: Vec<CaseResult>| {
+            for r in &mut rs {
+                if let Some(e) = &mut r.result {
+                    e.time_used = 0.0;
+                }
+            }
+            rs
+        };
+        let runner = Runner::new(Replies::Fixed).concurrency(2);
+        let parsed = strip(runner.run(&crate::read_cases(text), &|_| {}));
+        let mut streamed = Vec::new();
+        runner.run_jsonl_each(text, &|_| {}, |r| streamed.push(r));
+        assert_eq!(strip(streamed), parsed);
+        let ids: Vec<&str> = parsed.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["a", "line-3", "line-4"]);
+        let kinds: Vec<_> = parsed
+            .iter()
+            .map(|r| r.error.as_ref().map(|e| e.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [None, Some(FailureKind::Case), Some(FailureKind::Client)]
+        );
     }
 
     struct Panicky;
