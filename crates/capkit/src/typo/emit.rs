@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
+use std::sync::mpsc;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -161,7 +162,7 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
     let mut names = Names::open(args.corpus.as_deref())?;
     // The embedded corpus has IDNs, whose bf variants JSONL cannot carry: the default run drops
     // them (and says so) rather than refusing the project's main job.
-    let drop = args.drop_unrepresentable || args.corpus.is_none();
+    let drop_unrepresentable = args.drop_unrepresentable || args.corpus.is_none();
     let source = match (&args.source, &args.corpus) {
         (Some(s), _) => s.clone(),
         (None, Some(path)) => path
@@ -172,66 +173,89 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
     };
     let splitter = (!args.no_split).then(|| Splitter::new(args.ratio, &args.salt));
 
-    let sink = Sink::create(args.out.as_deref(), !drop)?;
-    let mut out = FingerprintWriter::new(sink);
+    let sink = Sink::create(args.out.as_deref(), !drop_unrepresentable)?;
     let bar = progress(names.total_bytes);
     let mut stats = StatsBuilder::new();
     let mut dropped: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut chunk = Vec::with_capacity(CHUNK);
     let target = args
         .out
         .as_deref()
         .map(display)
         .unwrap_or_else(|| "stdout".to_owned());
-    loop {
-        chunk.clear();
-        let consumed = names.next_chunk(CHUNK, &mut chunk)?;
-        if consumed == 0 {
-            break;
-        }
-        let outs: Vec<NameOut> = chunk
-            .par_iter()
-            .map(|(line, name)| {
-                emit_name(
-                    &tasks,
-                    *line,
-                    name,
-                    &source,
-                    splitter.as_ref(),
-                    args.with_empty,
-                    drop,
-                )
-            })
-            .collect();
-        for (o, (_, name)) in outs.into_iter().zip(&chunk) {
-            if let Some(err) = o.refused {
-                let what = match &err {
-                    HarnessError::NotRepresentable { task, input } => format!(
-                        "{task}/{input:?} has a variant that is not valid UTF-8 and cannot survive JSONL; \
-                         pass --drop-unrepresentable to leave such examples out, or leave {task} out of --tasks"
-                    ),
-                    other => other.to_string(),
-                };
-                anyhow::bail!(
-                    "{}: line {}: {what} (nothing was written)",
-                    names.label(),
-                    o.line
-                );
+    // A writer thread takes each name's bytes in corpus order, so writing (and fingerprinting)
+    // overlaps the generation of the next chunk. The channel is bounded: memory stays bounded.
+    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(2 * CHUNK);
+    let written = std::thread::scope(|scope| -> anyhow::Result<FingerprintWriter<Sink>> {
+        let writer = scope.spawn(move || -> std::io::Result<FingerprintWriter<Sink>> {
+            let mut out = FingerprintWriter::new(sink);
+            for bytes in rx {
+                out.write_all(&bytes)?;
             }
-            out.write_all(&o.bytes)
-                .with_context(|| format!("{target}: cannot write"))?;
-            for (i, variants) in o.facts {
-                stats.add(tasks[i].id, name, variants, o.split);
+            Ok(out)
+        });
+        let generated = (|| -> anyhow::Result<()> {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            loop {
+                chunk.clear();
+                let consumed = names.next_chunk(CHUNK, &mut chunk)?;
+                if consumed == 0 {
+                    return Ok(());
+                }
+                let outs: Vec<NameOut> = chunk
+                    .par_iter()
+                    .map(|(line, name)| {
+                        emit_name(
+                            &tasks,
+                            *line,
+                            name,
+                            &source,
+                            splitter.as_ref(),
+                            args.with_empty,
+                            drop_unrepresentable,
+                        )
+                    })
+                    .collect();
+                for (o, (_, name)) in outs.into_iter().zip(&chunk) {
+                    if let Some(err) = o.refused {
+                        let what = match &err {
+                            HarnessError::NotRepresentable { task, input } => format!(
+                                "{task}/{input:?} has a variant that is not valid UTF-8 and cannot survive JSONL; \
+                                 pass --drop-unrepresentable to leave such examples out, or leave {task} out of --tasks"
+                            ),
+                            other => other.to_string(),
+                        };
+                        anyhow::bail!(
+                            "{}: line {}: {what} (nothing was written)",
+                            names.label(),
+                            o.line
+                        );
+                    }
+                    for (i, variants) in o.facts {
+                        stats.add(tasks[i].id, name, variants, o.split);
+                    }
+                    for i in o.dropped {
+                        *dropped.entry(tasks[i].id).or_default() += 1;
+                    }
+                    if tx.send(o.bytes).is_err() {
+                        // The writer stopped on an error; it is reported below.
+                        return Ok(());
+                    }
+                }
+                bar.inc(consumed);
             }
-            for i in o.dropped {
-                *dropped.entry(tasks[i].id).or_default() += 1;
-            }
-        }
-        bar.inc(consumed);
-    }
+        })();
+        drop(tx);
+        let out = writer
+            .join()
+            .map_err(|_| anyhow::anyhow!("{target}: the writer thread panicked"))?;
+        // A refusal first (the writer's output is discarded with the temporary file), then a
+        // write error.
+        generated?;
+        out.with_context(|| format!("{target}: cannot write"))
+    })?;
     bar.finish_and_clear();
-    let fingerprint = out.fingerprint();
-    out.into_inner().commit()?;
+    let fingerprint = written.fingerprint();
+    written.into_inner().commit()?;
 
     let stats = stats.finish();
     let mut per_needs: BTreeMap<Needs, usize> = BTreeMap::new();
