@@ -49,6 +49,39 @@
 //! let got: Vec<String> = hi.expect("ab").iter().map(ToString::to_string).collect();
 //! assert_eq!(got, ["-ab", "a-b", "ab-"]);
 //! ```
+//!
+//! # The learnable-data harness
+//!
+//! Around the oracles, the crate turns tasks into data an ML team trains and scores against, bit
+//! for bit with upstream's `aitypo` package:
+//!
+//! * [`select`] chooses tasks by id (unknown ids named, blank selections refused, id order);
+//!   [`emit`] / [`emit_with_empty`] give one [`Example`] per (input, task) with the whole
+//!   expected set, corpus order then task order.
+//! * [`assign`] / [`Splitter`]: stable train/val/test splits from SHA-256(salt ‖ 0x00 ‖ input),
+//!   grouped by input, so a name never straddles splits ([`leakage`] checks) and adding names
+//!   never moves existing ones.
+//! * [`write_jsonl`] / [`encode_example`]: the exact bytes of upstream's `WriteJSONL` (Go
+//!   escaping, field order, `null` for an empty set); an example that cannot round-trip (a `bf`
+//!   variant that is not UTF-8) is refused before anything is written. [`read_jsonl`] /
+//!   [`JsonlReader`] name the line of every error.
+//! * [`score`]: strict whole-set scoring (precision, recall, F1, exact) with upstream's empty-set
+//!   conventions; [`summarize`] macro-averages per task and labels each summary with its
+//!   [`Needs`] from the registry, refusing tasks the registry lacks, so a memorised table is never
+//!   reported as a learned rule.
+//! * [`describe`] / [`Stats`] count a corpus; [`Fingerprint`] (BLAKE3 of the JSONL bytes)
+//!   identifies it.
+//!
+//! ```
+//! use typo_tasks::{DEFAULT_RATIO, Data, Registry, assign, emit, select, write_jsonl};
+//! let registry = Registry::new(&Data::default());
+//! let tasks = select(&registry, &["co,hi"]).unwrap();
+//! let mut corpus = emit(&tasks, ["ab", "x.io"], "demo");
+//! assign(&mut corpus, DEFAULT_RATIO, "");
+//! let mut jsonl = Vec::new();
+//! write_jsonl(&mut jsonl, &corpus).unwrap();
+//! assert!(jsonl.starts_with(b"{\"task\":\"co\",\"input\":\"ab\",\"expect\":[\"a\",\"b\"],\"split\":"));
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
