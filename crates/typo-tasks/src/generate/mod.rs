@@ -50,6 +50,31 @@ pub(crate) fn split_chars(t: &str) -> (Vec<usize>, Vec<char>) {
     (bounds, chars)
 }
 
+/// Go `strings.Replace(t, from, to, -1)`: non-overlapping matches, left to right; an empty
+/// `from` inserts `to` before every char and at the end. A naive scan: names are short, and for
+/// them it beats setting up a two-way searcher per call.
+pub(crate) fn replace_all(t: &str, from: &str, to: &str) -> Variant {
+    if from.is_empty() {
+        return Variant::from(t.replace("", to));
+    }
+    let (h, n) = (t.as_bytes(), from.as_bytes());
+    let mut out = String::with_capacity(t.len() + to.len());
+    let (mut i, mut copied) = (0, 0);
+    while i + n.len() <= h.len() {
+        if h[i] == n[0] && h[i..].starts_with(n) {
+            // A match of valid UTF-8 inside valid UTF-8 starts and ends on char boundaries.
+            out.push_str(&t[copied..i]);
+            out.push_str(to);
+            i += n.len();
+            copied = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&t[copied..]);
+    Variant::from(out)
+}
+
 /// A map from `char`, with a direct-indexed table for ASCII (the common case) and a hash map for
 /// the rest. Only ever looked up, never iterated, so hash order cannot reach any output.
 pub(crate) struct CharMap<V> {
@@ -91,4 +116,28 @@ impl<V> CharMap<V> {
 /// `a + b + c`, inline when short, else in one allocation.
 pub(crate) fn concat3(a: &str, b: &str, c: &str) -> Variant {
     Variant::concat(&[a, b, c])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replace_all_is_go_replace() {
+        for (t, from, to) in [
+            ("aaa", "aa", "b"),
+            ("abcabc", "bc", ""),
+            ("日本日本", "本", "x"),
+            ("", "a", "b"),
+            ("ab", "", "-"),
+            ("é", "", "-"),
+            ("xyz", "q", "r"),
+        ] {
+            assert_eq!(
+                replace_all(t, from, to).as_str(),
+                Some(t.replace(from, to).as_str()),
+                "{t} {from} {to}"
+            );
+        }
+    }
 }

@@ -56,7 +56,7 @@ fn replace_each(t: &str, c: char, r: &str, out: &mut Vec<Variant>) {
     }
     if any {
         let mut buf = [0u8; 4];
-        out.push(Variant::from(t.replace(&*c.encode_utf8(&mut buf), r)));
+        out.push(super::replace_all(t, c.encode_utf8(&mut buf), r));
     }
 }
 

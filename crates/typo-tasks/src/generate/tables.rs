@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use aho_corasick::AhoCorasick;
 
 use super::rules::insert_everywhere;
-use super::{CharMap, boundaries, concat3};
+use super::{CharMap, boundaries, concat3, replace_all};
 use crate::Variant;
 
 /// The grapheme list, plus (when every grapheme is one character) the sorted unique characters
@@ -87,7 +87,7 @@ pub(crate) fn vowel_swapping(t: &str, vowels: &[String], out: &mut Vec<Variant>)
         }
         if any {
             for to in vowels.iter().filter(|to| *to != from) {
-                out.push(Variant::from(t.replace(from.as_str(), to)));
+                out.push(replace_all(t, from, to));
             }
         }
     }
@@ -141,6 +141,8 @@ pub(crate) struct WordSets {
     words: Vec<String>,
     /// Each group as word ids, in member order.
     groups: Vec<Vec<u32>>,
+    /// `shadowers[g][m]`: the members of group `g` longer than member `m` that contain it.
+    shadowers: Vec<Vec<Vec<u32>>>,
     /// Word id → the groups it is a member of (sorted, unique).
     word_groups: Vec<Vec<u32>>,
     /// Finds every occurrence of every non-empty word, overlaps included.
@@ -176,6 +178,23 @@ impl WordSets {
             indexed.push(members);
         }
         let empty_word = ids.get("").copied();
+        let word = |id: u32| words.get(id as usize).map_or("", String::as_str);
+        let shadowers = indexed
+            .iter()
+            .map(|members: &Vec<u32>| {
+                members
+                    .iter()
+                    .map(|&w| {
+                        let inner = word(w);
+                        members
+                            .iter()
+                            .copied()
+                            .filter(|&o| word(o).len() > inner.len() && word(o).contains(inner))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
         let (patterns, pattern_word): (Vec<&str>, Vec<u32>) = words
             .iter()
             .enumerate()
@@ -187,6 +206,7 @@ impl WordSets {
         WordSets {
             words,
             groups: indexed,
+            shadowers,
             word_groups,
             automaton,
             pattern_word,
@@ -230,29 +250,28 @@ pub(crate) fn swap_word_sets(t: &str, sets: &WordSets, out: &mut Vec<Variant>) {
     groups.sort_unstable();
     groups.dedup();
     let occurs = |w: u32| occurring.binary_search(&w).is_ok();
+    // Every candidate is `ReplaceAll(t, w, x)`, so it is decided by the pair `(w, x)`; groups
+    // overlap a lot (every member of a clique has its own group), so pairs are deduplicated
+    // before any string is built.
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
     for g in groups {
-        let Some(members) = sets.groups.get(g as usize) else {
+        let (Some(members), Some(shadowers)) =
+            (sets.groups.get(g as usize), sets.shadowers.get(g as usize))
+        else {
             continue;
         };
-        for &w in members {
-            if !occurs(w) {
+        for (&w, shadows) in members.iter().zip(shadowers) {
+            if !occurs(w) || shadows.iter().any(|&o| occurs(o)) {
                 continue;
             }
-            let word = sets.word(w);
-            let shadowed = members.iter().any(|&o| {
-                let other = sets.word(o);
-                other.len() > word.len() && other.contains(word) && occurs(o)
-            });
-            if shadowed {
-                continue;
-            }
-            for &x in members {
-                let with = sets.word(x);
-                if with != word {
-                    out.push(Variant::from(t.replace(word, with)));
-                }
-            }
+            pairs.extend(members.iter().filter(|&&x| x != w).map(|&x| (w, x)));
         }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    out.reserve(pairs.len());
+    for (w, x) in pairs {
+        out.push(replace_all(t, sets.word(w), sets.word(x)));
     }
 }
 
@@ -320,6 +339,13 @@ pub(crate) fn numeral_swap(t: &str, numerals: &Numerals, out: &mut Vec<Variant>)
     }
 }
 
+/// The most variants one numeral walk produces. The walk is exponential in the number of numeral
+/// words present (each can be rewritten or not, independently): 12 give 4,095 variants (the
+/// largest golden), 32 would give 2^32, which upstream never finishes. Stopping here is a
+/// deliberate, deterministic deviation (the walk order is fixed) that only inputs with 16 or more
+/// distinct numerals present can reach.
+pub(crate) const NUMERAL_WALK_LIMIT: usize = 1 << 16;
+
 fn walk(
     s: &str,
     rev: bool,
@@ -330,6 +356,9 @@ fn walk(
     out: &mut Vec<Variant>,
 ) {
     for &num in allow {
+        if seen.len() > NUMERAL_WALK_LIMIT {
+            return;
+        }
         if used[num] {
             continue;
         }
@@ -437,6 +466,20 @@ mod tests {
         let mut out = Vec::new();
         swap_word_sets("ab", &sets, &mut out);
         assert_eq!(strings(out, "ab"), ["xaxbx"]);
+    }
+
+    #[test]
+    fn numeral_walk_is_bounded() {
+        let data = crate::Data::english();
+        let n = Numerals::new(&data.numerals, 0);
+        let words: String = data.numerals.values().map(|v| v[0].as_str()).collect();
+        let mut out = Vec::new();
+        numeral_swap(&words, &n, &mut out);
+        assert!(out.len() <= NUMERAL_WALK_LIMIT, "{}", out.len());
+        assert!(out.len() >= NUMERAL_WALK_LIMIT / 2, "{}", out.len());
+        let mut again = Vec::new();
+        numeral_swap(&words, &n, &mut again);
+        assert_eq!(out, again);
     }
 
     #[test]
