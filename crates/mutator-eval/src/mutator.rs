@@ -205,7 +205,7 @@ pub fn build_prompt(state: &InterpretiveState, input: &StructuredInput) -> Strin
 
 /// Parses and validates a whole reply. Fails on the first problem; returns nothing partial.
 pub fn parse_reply(raw: &str) -> Result<Vec<Extraction>, Error> {
-    let data = pyjson::parse(raw).map_err(|e| Error::ReplyNotJson {
+    let data = pyjson::parse::<PyJson>(raw).map_err(|e| Error::ReplyNotJson {
         line: e.line,
         column: e.column,
         message: e.message,

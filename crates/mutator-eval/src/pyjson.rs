@@ -52,51 +52,77 @@ impl PyJson {
             PyJson::Object(_) => "dict",
         }
     }
+}
 
-    /// Converts to a `serde_json::Value`; fails on the first non-finite number (with its JSON
-    /// pointer), which standard JSON cannot carry.
-    pub(crate) fn into_value(self) -> Result<Value, String> {
-        self.into_value_at(&mut String::new())
+/// A tree the parser can build: [`PyJson`] for replies (non-finite numbers kept) or
+/// `serde_json::Value` for case files (non-finite numbers refused), in one pass either way.
+pub(crate) trait Tree: Sized {
+    type Map: Default;
+    fn null() -> Self;
+    fn bool(b: bool) -> Self;
+    fn number(n: Number) -> Self;
+    fn non_finite(f: f64) -> Option<Self>;
+    fn string(s: String) -> Self;
+    fn array(items: Vec<Self>) -> Self;
+    /// Like a Python dict: a repeated key keeps its first position and takes the last value.
+    fn insert(map: &mut Self::Map, key: String, value: Self);
+    fn object(map: Self::Map) -> Self;
+}
+
+impl Tree for PyJson {
+    type Map = IndexMap<String, PyJson>;
+    fn null() -> Self {
+        PyJson::Null
     }
+    fn bool(b: bool) -> Self {
+        PyJson::Bool(b)
+    }
+    fn number(n: Number) -> Self {
+        PyJson::Number(n)
+    }
+    fn non_finite(f: f64) -> Option<Self> {
+        Some(PyJson::NonFinite(f))
+    }
+    fn string(s: String) -> Self {
+        PyJson::Str(s)
+    }
+    fn array(items: Vec<Self>) -> Self {
+        PyJson::Array(items)
+    }
+    fn insert(map: &mut Self::Map, key: String, value: Self) {
+        map.insert(key, value);
+    }
+    fn object(map: Self::Map) -> Self {
+        PyJson::Object(map)
+    }
+}
 
-    fn into_value_at(self, pointer: &mut String) -> Result<Value, String> {
-        Ok(match self {
-            PyJson::Null => Value::Null,
-            PyJson::Bool(b) => Value::Bool(b),
-            PyJson::Number(n) => Value::Number(n),
-            PyJson::NonFinite(f) => {
-                let at = if pointer.is_empty() {
-                    "/"
-                } else {
-                    pointer.as_str()
-                };
-                return Err(format!("non-finite number {f} at {at}"));
-            }
-            PyJson::Str(s) => Value::String(s),
-            PyJson::Array(items) => {
-                let mut out = Vec::with_capacity(items.len());
-                for (i, item) in items.into_iter().enumerate() {
-                    let len = pointer.len();
-                    pointer.push('/');
-                    pointer.push_str(&i.to_string());
-                    out.push(item.into_value_at(pointer)?);
-                    pointer.truncate(len);
-                }
-                Value::Array(out)
-            }
-            PyJson::Object(map) => {
-                let mut out = Map::with_capacity(map.len());
-                for (k, v) in map {
-                    let len = pointer.len();
-                    pointer.push('/');
-                    pointer.push_str(&k.replace('~', "~0").replace('/', "~1"));
-                    let v = v.into_value_at(pointer)?;
-                    pointer.truncate(len);
-                    out.insert(k, v);
-                }
-                Value::Object(out)
-            }
-        })
+impl Tree for Value {
+    type Map = Map<String, Value>;
+    fn null() -> Self {
+        Value::Null
+    }
+    fn bool(b: bool) -> Self {
+        Value::Bool(b)
+    }
+    fn number(n: Number) -> Self {
+        Value::Number(n)
+    }
+    fn non_finite(_: f64) -> Option<Self> {
+        None
+    }
+    fn string(s: String) -> Self {
+        Value::String(s)
+    }
+    fn array(items: Vec<Self>) -> Self {
+        Value::Array(items)
+    }
+    fn insert(map: &mut Self::Map, key: String, value: Self) {
+        // With `preserve_order` this is an `IndexMap::insert`: same rule as `PyJson`'s.
+        map.insert(key, value);
+    }
+    fn object(map: Self::Map) -> Self {
+        Value::Object(map)
     }
 }
 
@@ -109,7 +135,7 @@ pub(crate) struct ParseError {
 }
 
 /// Parses a whole text: one value with optional surrounding whitespace.
-pub(crate) fn parse(text: &str) -> Result<PyJson, ParseError> {
+pub(crate) fn parse<V: Tree>(text: &str) -> Result<V, ParseError> {
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
@@ -128,13 +154,12 @@ pub(crate) fn parse(text: &str) -> Result<PyJson, ParseError> {
 /// Parses a whole text into a standard `serde_json::Value` (non-finite numbers refused), with
 /// correctly rounded floats.
 pub(crate) fn parse_value(text: &str) -> Result<Value, String> {
-    match parse(text) {
-        Ok(v) => v.into_value(),
-        Err(e) => Err(format!(
+    parse::<Value>(text).map_err(|e| {
+        format!(
             "not JSON: {} at line {} column {}",
             e.message, e.line, e.column
-        )),
-    }
+        )
+    })
 }
 
 /// Reads standard JSON the way this crate reads case files: every float correctly rounded (as
@@ -149,10 +174,12 @@ pub(crate) fn parse_value(text: &str) -> Result<Value, String> {
 /// # Ok::<(), mutator_eval::Error>(())
 /// ```
 pub fn parse_json(text: &str) -> Result<Value, crate::Error> {
-    parse(text)
-        .map_err(|e| format!("{} at line {} column {}", e.message, e.line, e.column))
-        .and_then(PyJson::into_value)
-        .map_err(crate::Error::Json)
+    parse::<Value>(text).map_err(|e| {
+        crate::Error::Json(format!(
+            "{} at line {} column {}",
+            e.message, e.line, e.column
+        ))
+    })
 }
 
 struct Parser<'a> {
@@ -198,26 +225,34 @@ impl Parser<'_> {
         }
     }
 
-    fn value(&mut self) -> Result<PyJson, ParseError> {
+    fn value<V: Tree>(&mut self) -> Result<V, ParseError> {
+        let start = self.pos;
         match self.peek() {
             Some(b'{') => self.nested(Parser::object),
             Some(b'[') => self.nested(Parser::array),
-            Some(b'"') => self.string().map(PyJson::Str),
-            Some(b'n') if self.eat_literal("null") => Ok(PyJson::Null),
-            Some(b't') if self.eat_literal("true") => Ok(PyJson::Bool(true)),
-            Some(b'f') if self.eat_literal("false") => Ok(PyJson::Bool(false)),
-            Some(b'N') if self.eat_literal("NaN") => Ok(PyJson::NonFinite(f64::NAN)),
-            Some(b'I') if self.eat_literal("Infinity") => Ok(PyJson::NonFinite(f64::INFINITY)),
-            Some(b'-') if self.eat_literal("-Infinity") => Ok(PyJson::NonFinite(f64::NEG_INFINITY)),
+            Some(b'"') => self.string().map(V::string),
+            Some(b'n') if self.eat_literal("null") => Ok(V::null()),
+            Some(b't') if self.eat_literal("true") => Ok(V::bool(true)),
+            Some(b'f') if self.eat_literal("false") => Ok(V::bool(false)),
+            Some(b'N') if self.eat_literal("NaN") => self.non_finite(start, f64::NAN),
+            Some(b'I') if self.eat_literal("Infinity") => self.non_finite(start, f64::INFINITY),
+            Some(b'-') if self.eat_literal("-Infinity") => {
+                self.non_finite(start, f64::NEG_INFINITY)
+            }
             Some(b'-' | b'0'..=b'9') => self.number(),
             _ => Err(self.error("expected a value")),
         }
     }
 
-    fn nested(
+    fn non_finite<V: Tree>(&self, start: usize, f: f64) -> Result<V, ParseError> {
+        V::non_finite(f)
+            .ok_or_else(|| self.error_at(start, "NaN and Infinity are not standard JSON"))
+    }
+
+    fn nested<V: Tree>(
         &mut self,
-        inner: fn(&mut Self) -> Result<PyJson, ParseError>,
-    ) -> Result<PyJson, ParseError> {
+        inner: fn(&mut Self) -> Result<V, ParseError>,
+    ) -> Result<V, ParseError> {
         if self.depth >= MAX_DEPTH {
             return Err(self.error("nesting too deep"));
         }
@@ -227,13 +262,13 @@ impl Parser<'_> {
         out
     }
 
-    fn array(&mut self) -> Result<PyJson, ParseError> {
+    fn array<V: Tree>(&mut self) -> Result<V, ParseError> {
         self.pos += 1; // '['
         let mut items = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.pos += 1;
-            return Ok(PyJson::Array(items));
+            return Ok(V::array(items));
         }
         loop {
             self.skip_ws();
@@ -243,20 +278,20 @@ impl Parser<'_> {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(PyJson::Array(items));
+                    return Ok(V::array(items));
                 }
                 _ => return Err(self.error("expected ',' or ']' in an array")),
             }
         }
     }
 
-    fn object(&mut self) -> Result<PyJson, ParseError> {
+    fn object<V: Tree>(&mut self) -> Result<V, ParseError> {
         self.pos += 1; // '{'
-        let mut map = IndexMap::new();
+        let mut map = V::Map::default();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(PyJson::Object(map));
+            return Ok(V::object(map));
         }
         loop {
             self.skip_ws();
@@ -271,14 +306,13 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value()?;
-            // `insert` keeps an existing key's position and replaces its value, like a dict.
-            map.insert(key, value);
+            V::insert(&mut map, key, value);
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(PyJson::Object(map));
+                    return Ok(V::object(map));
                 }
                 _ => return Err(self.error("expected ',' or '}' in an object")),
             }
@@ -380,7 +414,7 @@ impl Parser<'_> {
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, as Python's scanner matches it: a part
     /// that does not complete (`1.`, `1e`) is left unread and fails later as extra data.
-    fn number(&mut self) -> Result<PyJson, ParseError> {
+    fn number<V: Tree>(&mut self) -> Result<V, ParseError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -413,17 +447,20 @@ impl Parser<'_> {
         let text = self.text.get(start..self.pos).unwrap_or_default();
         if !is_float {
             if let Ok(i) = text.parse::<i64>() {
-                return Ok(PyJson::Number(Number::from(i)));
+                return Ok(V::number(Number::from(i)));
             }
             if let Ok(u) = text.parse::<u64>() {
-                return Ok(PyJson::Number(Number::from(u)));
+                return Ok(V::number(Number::from(u)));
             }
             // A bigger integer: Python keeps it exact; like serde_json we fall back to a float.
         }
         let f: f64 = text
             .parse()
             .map_err(|_| self.error_at(start, "invalid number"))?;
-        Ok(Number::from_f64(f).map_or(PyJson::NonFinite(f), PyJson::Number))
+        match Number::from_f64(f) {
+            Some(n) => Ok(V::number(n)),
+            None => self.non_finite(start, f),
+        }
     }
 }
 
@@ -451,11 +488,25 @@ mod tests {
 
     #[test]
     fn python_extensions() {
-        assert!(matches!(parse("NaN"), Ok(PyJson::NonFinite(f)) if f.is_nan()));
-        assert_eq!(parse("-Infinity"), Ok(PyJson::NonFinite(f64::NEG_INFINITY)));
-        assert_eq!(parse("1e400"), Ok(PyJson::NonFinite(f64::INFINITY)));
-        assert_eq!(parse("[Infinity]").map(|v| v.python_type()), Ok("list"));
-        assert!(parse_value("[1, NaN]").unwrap_err().contains("/1"));
+        assert!(matches!(parse::<PyJson>("NaN"), Ok(PyJson::NonFinite(f)) if f.is_nan()));
+        assert_eq!(
+            parse::<PyJson>("-Infinity"),
+            Ok(PyJson::NonFinite(f64::NEG_INFINITY))
+        );
+        assert_eq!(
+            parse::<PyJson>("1e400"),
+            Ok(PyJson::NonFinite(f64::INFINITY))
+        );
+        assert!(parse_value("1e400").unwrap_err().contains("column 1"));
+        assert_eq!(
+            parse::<PyJson>("[Infinity]").map(|v| v.python_type()),
+            Ok("list")
+        );
+        assert!(
+            parse_value("[1, NaN]")
+                .unwrap_err()
+                .contains("not standard JSON at line 1 column 5")
+        );
     }
 
     #[test]
@@ -478,19 +529,22 @@ mod tests {
             "{\"a\" 1}",
             "\u{feff}[]",
         ] {
-            assert!(parse(text).is_err(), "{text:?}");
+            assert!(parse::<PyJson>(text).is_err(), "{text:?}");
         }
-        let e = parse("[{\"a\": 1}] Hope this helps!").unwrap_err();
+        let e = parse::<PyJson>("[{\"a\": 1}] Hope this helps!").unwrap_err();
         assert_eq!((e.line, e.column), (1, 12));
-        let e = parse("\n\n  x").unwrap_err();
+        let e = parse::<PyJson>("\n\n  x").unwrap_err();
         assert_eq!((e.line, e.column), (3, 3));
     }
 
     #[test]
     fn depth_is_bounded() {
         let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
-        assert_eq!(parse(&deep).unwrap_err().message, "nesting too deep");
+        assert_eq!(
+            parse::<PyJson>(&deep).unwrap_err().message,
+            "nesting too deep"
+        );
         let fine = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
-        assert!(parse(&fine).is_ok());
+        assert!(parse::<PyJson>(&fine).is_ok());
     }
 }
