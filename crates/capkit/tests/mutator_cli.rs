@@ -15,6 +15,11 @@ fn capkit(args: &[&str], dir: &Path) -> Output {
         .args(args)
         .current_dir(dir)
         .env_remove("OPENAI_API_KEY")
+        // The live test's server is local: no proxy from the environment may intercept it.
+        .env_remove("HTTP_PROXY")
+        .env_remove("http_proxy")
+        .env_remove("ALL_PROXY")
+        .env_remove("all_proxy")
         .output()
         .unwrap()
 }

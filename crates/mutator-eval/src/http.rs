@@ -12,7 +12,7 @@ use crate::mutator::LlmClient;
 
 /// How to reach the model. Defaults: API key from `OPENAI_API_KEY` (no `Authorization` header
 /// when unset, as local servers need none), 60 s timeout, 3 retries with backoff from 0.5 s to
-/// 30 s, temperature 0, seed 0.
+/// 30 s, temperature 0, seed 0, proxy settings from the environment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatConfig {
     /// Base URL of the API, such as `http://localhost:8000/v1`; `/chat/completions` is appended.
@@ -37,6 +37,8 @@ pub struct ChatConfig {
     pub max_tokens: Option<u32>,
     /// A system message put before the prompt, when set.
     pub system_prompt: Option<String>,
+    /// Honour the `HTTP_PROXY`/`HTTPS_PROXY`/`ALL_PROXY`/`NO_PROXY` environment variables.
+    pub proxy_from_env: bool,
 }
 
 impl ChatConfig {
@@ -54,6 +56,7 @@ impl ChatConfig {
             seed: 0,
             max_tokens: None,
             system_prompt: None,
+            proxy_from_env: true,
         }
     }
 }
@@ -120,6 +123,11 @@ impl ChatClient {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
             .http_status_as_error(false)
+            .proxy(if config.proxy_from_env {
+                ureq::Proxy::try_from_env()
+            } else {
+                None
+            })
             .build()
             .into();
         Ok(ChatClient {

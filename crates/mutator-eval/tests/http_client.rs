@@ -116,6 +116,8 @@ fn serve(script: Vec<Reply>) -> (String, Arc<Mutex<Vec<Seen>>>) {
 fn config(base: &str) -> ChatConfig {
     let mut c = ChatConfig::new(base, "test-model");
     c.api_key_env = None;
+    // The server is local: a proxy from the environment must not intercept it.
+    c.proxy_from_env = false;
     c.timeout = Duration::from_secs(5);
     c.max_retries = 2;
     c.backoff_base = Duration::from_millis(1);
