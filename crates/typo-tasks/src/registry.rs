@@ -54,8 +54,8 @@ impl fmt::Display for Unregistered {
 impl Registry {
     /// Registers every task whose table `data` has; tables are indexed once here and shared.
     pub fn new(data: &Data) -> Registry {
-        let graphemes = Arc::new(tables::Graphemes::new(&data.graphemes));
-        let vowels: Arc<[String]> = data.vowels.clone().into();
+        let graphemes = Arc::new(tables::Symbols::new(&data.graphemes));
+        let vowels = Arc::new(tables::Symbols::new(&data.vowels));
         let homoglyphs = Arc::new(tables::Homoglyphs::new(&data.homoglyphs));
         let homophones = Arc::new(tables::WordSets::new(&data.homophones));
         let misspellings = Arc::new(tables::WordSets::new(&data.misspellings));

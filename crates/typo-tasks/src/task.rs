@@ -159,9 +159,9 @@ pub(crate) enum Generator {
     Tos,
     Bf,
     Sp,
-    Gi(Arc<tables::Graphemes>),
-    Gr(Arc<tables::Graphemes>),
-    Vs(Arc<[String]>),
+    Gi(Arc<tables::Symbols>),
+    Gr(Arc<tables::Symbols>),
+    Vs(Arc<tables::Symbols>),
     Hr(Arc<tables::Homoglyphs>),
     Hs(Arc<tables::WordSets>),
     Cm(Arc<tables::WordSets>),
@@ -218,8 +218,18 @@ impl Task {
                     false
                 }
             },
+            Generator::Vs(v) => match v.chars() {
+                Some(set) => {
+                    tables::vowel_swapping_chars(input, set, &mut out);
+                    true
+                }
+                None => {
+                    tables::vowel_swapping(input, v.list(), &mut out);
+                    false
+                }
+            },
             Generator::Hr(h) => {
-                ordered::substitute_strs(input, |c| h.values(c), &mut out);
+                ordered::substitute_prepared(input, |c| h.prepared(c), &mut out);
                 true
             }
             Generator::Acs(k) => {
@@ -246,7 +256,6 @@ impl Task {
                     Generator::Dhs => rules::dot_hyphen_substitution(input, &mut out),
                     Generator::Tos => rules::token_order_swap(input, &mut out),
                     Generator::Sp => inflect::singular_pluralise(input, &mut out),
-                    Generator::Vs(v) => tables::vowel_swapping(input, v, &mut out),
                     Generator::Hs(w) | Generator::Cm(w) => {
                         tables::swap_word_sets(input, w, &mut out)
                     }
@@ -258,6 +267,7 @@ impl Task {
                     Generator::Bf
                     | Generator::Gi(_)
                     | Generator::Gr(_)
+                    | Generator::Vs(_)
                     | Generator::Hr(_)
                     | Generator::Acs(_)
                     | Generator::Aci(_) => {}

@@ -1,5 +1,6 @@
 //! [`Variant`]: one generated name, kept byte for byte.
 
+use std::cell::OnceCell;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -224,68 +225,81 @@ impl<'a> Splicer<'a> {
     }
 }
 
-/// The edits of one position of a [`Splicer`]'s name: with an ASCII `k`, an edit is a copy of a
-/// precomputed inline template with one byte set (the common case: two stores, no copying loop).
+/// An inline edit: its length and zero-padded bytes.
+type Template = (u8, [u8; INLINE]);
+
+/// The edits of one position of a [`Splicer`]'s name: an edit by a `k` of `L` UTF-8 bytes is a
+/// copy of a precomputed inline template (built once per position and length) with those bytes
+/// set, so the common case is a few stores and no copying loop.
 pub(crate) struct Edits<'s> {
     splicer: &'s Splicer<'s>,
     start: usize,
     end: usize,
-    /// The inline edit with `k = 'a'`, when it fits inline.
-    ascii: Option<(u8, [u8; INLINE])>,
+    /// `templates[L - 1]`: the edit with a placeholder of `L` bytes, when it fits inline.
+    templates: [OnceCell<Option<Template>>; 4],
 }
 
 impl Splicer<'_> {
     /// The edits replacing `t[start..end]`.
     pub(crate) fn at(&self, start: usize, end: usize) -> Edits<'_> {
-        let ascii = match self.char_at(start, end, 'a').0 {
-            Repr::Inline { len, buf } => Some((len, buf)),
-            _ => None,
-        };
         Edits {
             splicer: self,
             start,
             end,
-            ascii,
+            templates: Default::default(),
         }
     }
 }
 
 impl Edits<'_> {
-    /// Pushes `t[..start] + k + t[end..]`. The template is copied into place first and the byte
+    fn template(&self, len: usize) -> Option<&Template> {
+        const PLACEHOLDERS: [char; 4] = ['a', '\u{e9}', '\u{672c}', '\u{10000}'];
+        let cell = self.templates.get(len.checked_sub(1)?)?;
+        cell.get_or_init(|| {
+            match self
+                .splicer
+                .char_at(self.start, self.end, PLACEHOLDERS[len - 1])
+                .0
+            {
+                Repr::Inline { len, buf } => Some((len, buf)),
+                _ => None,
+            }
+        })
+        .as_ref()
+    }
+
+    /// Pushes `t[..start] + k + t[end..]`. The template is copied into place first and the bytes
     /// set there, so nothing reads back a partly overwritten value (a store-forwarding stall
     /// that otherwise costs more than the whole edit).
     pub(crate) fn push_with(&self, k: char, out: &mut Vec<Variant>) {
-        if k.is_ascii()
-            && let Some((len, template)) = &self.ascii
-            && self.start < INLINE
-        {
+        let mut kb = [0u8; 4];
+        let k = k.encode_utf8(&mut kb).as_bytes();
+        if let Some((len, template)) = self.template(k.len()) {
             out.push(Variant(Repr::Inline {
                 len: *len,
                 buf: *template,
             }));
             if let Some(Variant(Repr::Inline { buf, .. })) = out.last_mut()
-                && let Some(slot) = buf.get_mut(self.start)
+                && let Some(slot) = buf.get_mut(self.start..self.start + k.len())
             {
-                *slot = k as u8;
+                slot.copy_from_slice(k);
             }
             return;
         }
-        out.push(self.splicer.char_at(self.start, self.end, k));
+        let t = self.splicer.t;
+        out.push(Variant::concat_bytes(&[
+            &t.as_bytes()[..self.start],
+            k,
+            &t.as_bytes()[self.end..],
+        ]));
     }
 
     /// `t[..start] + k + t[end..]`.
     #[cfg(test)]
     pub(crate) fn with(&self, k: char) -> Variant {
-        if k.is_ascii()
-            && let Some((len, template)) = &self.ascii
-        {
-            let mut buf = *template;
-            if let Some(slot) = buf.get_mut(self.start) {
-                *slot = k as u8;
-                return Variant(Repr::Inline { len: *len, buf });
-            }
-        }
-        self.splicer.char_at(self.start, self.end, k)
+        let mut out = Vec::with_capacity(1);
+        self.push_with(k, &mut out);
+        out.pop().unwrap_or_else(|| Variant::from(""))
     }
 }
 

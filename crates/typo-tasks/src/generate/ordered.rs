@@ -121,9 +121,104 @@ pub(crate) fn insert_chars_at(t: &str, pairs: &mut Vec<(usize, char)>, out: &mut
     }
 }
 
+/// One character's replacement strings, prepared once for [`substitute_prepared`]: split by
+/// how their first character compares with the character they replace, each part sorted and
+/// unique.
+pub(crate) struct Replacements {
+    low: Vec<String>,
+    high: Vec<String>,
+    /// Empty, or starting with the replaced character itself (never equal to it): these do not
+    /// fit the sorted pattern and are placed by binary search.
+    odd: Vec<String>,
+    /// Whether some value of `low` (or `high`) is a proper prefix of another: then the order of
+    /// the two edits depends on what follows them, and that part is sorted per call.
+    sort_low: bool,
+    sort_high: bool,
+}
+
+impl Replacements {
+    pub(crate) fn new(c: char, values: &[String]) -> Self {
+        let mut all: Vec<String> = values.to_vec();
+        all.sort_unstable();
+        all.dedup();
+        let (mut low, mut high, mut odd) = (Vec::new(), Vec::new(), Vec::new());
+        for v in all {
+            match v.chars().next() {
+                Some(f) if f < c => low.push(v),
+                Some(f) if f > c => high.push(v),
+                // `v == c` would rebuild the input, which the oracle drops anyway.
+                _ if v.chars().eq([c]) => {}
+                _ => odd.push(v),
+            }
+        }
+        let has_prefix = |list: &[String]| list.windows(2).any(|w| w[1].starts_with(w[0].as_str()));
+        Replacements {
+            sort_low: has_prefix(&low),
+            sort_high: has_prefix(&high),
+            low,
+            high,
+            odd,
+        }
+    }
+}
+
+/// [`substitute_strs`] over prepared replacements: no per-call sorting unless a part needs it.
+pub(crate) fn substitute_prepared<'a>(
+    t: &str,
+    table: impl Fn(char) -> Option<&'a Replacements>,
+    out: &mut Vec<Variant>,
+) {
+    let (bounds, chars) = split_chars(t);
+    let sp = Splicer::new(t);
+    let emit = |i: usize, values: &[String], sort: bool, out: &mut Vec<Variant>| {
+        if values.is_empty() {
+            return;
+        }
+        let start = out.len();
+        let e = sp.at(bounds[i], bounds[i + 1]);
+        for v in values {
+            let mut it = v.chars();
+            match (it.next(), it.next()) {
+                (Some(k), None) => e.push_with(k, out),
+                _ => out.push(concat3(&t[..bounds[i]], v, &t[bounds[i + 1]..])),
+            }
+        }
+        if sort {
+            sort_dedup_tail(out, start);
+        }
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        if let Some(r) = table(c) {
+            emit(i, &r.low, r.sort_low, out);
+        }
+    }
+    for (i, &c) in chars.iter().enumerate().rev() {
+        if let Some(r) = table(c) {
+            emit(i, &r.high, r.sort_high, out);
+        }
+    }
+    for (i, &c) in chars.iter().enumerate() {
+        for v in table(c).map_or(&[][..], |r| &r.odd) {
+            let candidate = concat3(&t[..bounds[i]], v, &t[bounds[i + 1]..]);
+            insert_sorted(out, candidate, t);
+        }
+    }
+}
+
+/// Inserts `v` into the finished set `out` unless it is there already, empty, or `t`.
+pub(crate) fn insert_sorted(out: &mut Vec<Variant>, v: Variant, t: &str) {
+    if v.is_empty() || v.as_bytes() == t.as_bytes() {
+        return;
+    }
+    if let Err(at) = out.binary_search(&v) {
+        out.insert(at, v);
+    }
+}
+
 /// Substitutions of each character `c` by each string of `values(c)` (any order, duplicates
-/// allowed). A value that starts with `c` itself (or is empty) does not fit the pattern and is
+/// allowed): the unprepared form of [`substitute_prepared`], kept as its reference in tests. A value that starts with `c` itself (or is empty) does not fit the pattern and is
 /// placed by binary search instead; those are rare.
+#[cfg(test)]
 pub(crate) fn substitute_strs<'a>(
     t: &str,
     values: impl Fn(char) -> &'a [String],
@@ -302,6 +397,52 @@ mod tests {
         for t in INPUTS {
             let mut fast = Vec::new();
             substitute_strs(t, |_| &values, &mut fast);
+            let mut raw = Vec::new();
+            for (i, c) in t.char_indices() {
+                for v in &values {
+                    raw.push(concat3(&t[..i], v, &t[i + c.len_utf8()..]));
+                }
+            }
+            assert_eq!(fast, generic(t, raw), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn substitute_prepared_is_the_sorted_set() {
+        let values: Vec<String> = [
+            "",
+            "a",
+            "aa",
+            "rn",
+            "r",
+            "b\u{314}\"",
+            "0",
+            "ü",
+            "b",
+            "ab",
+            "a",
+            "本",
+            "\u{10000}",
+        ]
+        .map(String::from)
+        .to_vec();
+        let chars: Vec<char> = INPUTS
+            .iter()
+            .flat_map(|t| t.chars())
+            .chain(['a', 'b', 'r'])
+            .collect();
+        let prepared: Vec<(char, Replacements)> = chars
+            .iter()
+            .map(|&c| (c, Replacements::new(c, &values)))
+            .collect();
+        let table = |c: char| prepared.iter().find(|(k, _)| *k == c).map(|(_, r)| r);
+        for t in INPUTS.iter().copied().chain([
+            "rrr",
+            "barn",
+            "日本日本日本日本日本日本日本日本日本日本",
+        ]) {
+            let mut fast = Vec::new();
+            substitute_prepared(t, table, &mut fast);
             let mut raw = Vec::new();
             for (i, c) in t.char_indices() {
                 for v in &values {

@@ -12,14 +12,14 @@ use super::rules::insert_everywhere;
 use super::{CharMap, boundaries, concat3, replace_all};
 use crate::Variant;
 
-/// The grapheme list, plus (when every grapheme is one character) the sorted unique characters
-/// for the sorted-emission fast path.
-pub(crate) struct Graphemes {
+/// A grapheme or vowel list, plus (when every entry is one character) the sorted unique
+/// characters for the sorted-emission fast paths.
+pub(crate) struct Symbols {
     list: Vec<String>,
     chars: Option<Vec<char>>,
 }
 
-impl Graphemes {
+impl Symbols {
     pub(crate) fn new(list: &[String]) -> Self {
         let chars: Option<Vec<char>> = list
             .iter()
@@ -36,18 +36,18 @@ impl Graphemes {
             c.dedup();
             c
         });
-        Graphemes {
+        Symbols {
             list: list.to_vec(),
             chars,
         }
     }
 
-    /// The graphemes in table order.
+    /// The entries in table order.
     pub(crate) fn list(&self) -> &[String] {
         &self.list
     }
 
-    /// Sorted unique characters, when every grapheme is exactly one.
+    /// Sorted unique characters, when every entry is exactly one.
     pub(crate) fn chars(&self) -> Option<&[char]> {
         self.chars.as_deref()
     }
@@ -69,6 +69,36 @@ pub(crate) fn grapheme_replacement(t: &str, graphemes: &[String], out: &mut Vec<
         let (head, tail) = (&t[..w[0]], &t[w[1]..]);
         for g in graphemes {
             out.push(concat3(head, g, tail));
+        }
+    }
+}
+
+/// `vs` over single-character vowels (`set` sorted, unique), emitted sorted: each single swap
+/// is a one-character substitution; the systematic swaps (every occurrence at once) are few and
+/// placed by binary search (with one occurrence they coincide with a single swap).
+pub(crate) fn vowel_swapping_chars(t: &str, set: &[char], out: &mut Vec<Variant>) {
+    super::ordered::substitute_chars(
+        t,
+        |c| {
+            if set.binary_search(&c).is_ok() {
+                set
+            } else {
+                &[]
+            }
+        },
+        out,
+    );
+    let mut buf = [0u8; 4];
+    let mut to_buf = [0u8; 4];
+    for &from in set {
+        let from_s = &*from.encode_utf8(&mut buf);
+        if t.matches(from_s).nth(1).is_none() {
+            // Zero occurrences: nothing to swap; one: already emitted as a single swap.
+            continue;
+        }
+        for &to in set.iter().filter(|&&to| to != from) {
+            let v = replace_all(t, from_s, to.encode_utf8(&mut to_buf));
+            super::ordered::insert_sorted(out, v, t);
         }
     }
 }
@@ -95,7 +125,11 @@ pub(crate) fn vowel_swapping(t: &str, vowels: &[String], out: &mut Vec<Variant>)
 
 /// The homoglyph table indexed by its one-character keys (longer keys are never looked up).
 pub(crate) struct Homoglyphs {
+    /// In table order, for the reference implementation in tests.
+    #[cfg(test)]
     by_char: CharMap<Vec<String>>,
+    /// The same, prepared for sorted emission.
+    prepared: CharMap<super::ordered::Replacements>,
 }
 
 impl Homoglyphs {
@@ -109,12 +143,30 @@ impl Homoglyphs {
                     .extend(values.iter().cloned());
             }
         }
-        Homoglyphs { by_char }
+        let mut prepared = CharMap::new();
+        for key in table.keys() {
+            let mut chars = key.chars();
+            if let (Some(c), None) = (chars.next(), chars.next()) {
+                let values = by_char.get(c).map_or(&[][..], Vec::as_slice);
+                prepared.get_or_insert_with(c, || super::ordered::Replacements::new(c, values));
+            }
+        }
+        Homoglyphs {
+            #[cfg(test)]
+            by_char,
+            prepared,
+        }
+    }
+
+    /// `c`'s look-alikes prepared for sorted emission.
+    pub(crate) fn prepared(&self, c: char) -> Option<&super::ordered::Replacements> {
+        self.prepared.get(c)
     }
 }
 
 impl Homoglyphs {
     /// The look-alikes of `c`, in table order.
+    #[cfg(test)]
     pub(crate) fn values(&self, c: char) -> &[String] {
         self.by_char.get(c).map_or(&[], Vec::as_slice)
     }
@@ -424,6 +476,32 @@ mod tests {
             homoglyph_swapping(t, &h, &mut raw);
             let mut fast = Vec::new();
             super::super::ordered::substitute_strs(t, |c| h.values(c), &mut fast);
+            assert_eq!(fast, crate::generate::finish(raw.clone(), t), "{t:?}");
+            let mut prepared = Vec::new();
+            super::super::ordered::substitute_prepared(t, |c| h.prepared(c), &mut prepared);
+            assert_eq!(prepared, fast, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn vowel_fast_path_matches_the_reference() {
+        let v: Vec<String> = ["a", "e", "i", "o", "u"].map(String::from).to_vec();
+        let set = Symbols::new(&v);
+        for t in [
+            "",
+            "a",
+            "aa",
+            "google",
+            "banana.ie",
+            "école",
+            "queue",
+            "xyz",
+            "aeiou",
+        ] {
+            let mut raw = Vec::new();
+            vowel_swapping(t, &v, &mut raw);
+            let mut fast = Vec::new();
+            vowel_swapping_chars(t, set.chars().unwrap(), &mut fast);
             assert_eq!(fast, crate::generate::finish(raw, t), "{t:?}");
         }
     }
