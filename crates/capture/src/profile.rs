@@ -29,11 +29,21 @@ pub fn capture_profile<S: AsRef<str>>(
 ) -> Result<CaptureProfile, Error> {
     let probe_count = suite.probes().len();
     let mut forms: IndexSet<Box<str>, FixedState> = IndexSet::default();
+    // Batches tend to repeat one label: remember the last form before hashing.
+    let mut last: Option<u32> = None;
     let mut cache = PredictionCache::with_converter(student, teacher, move |id, label: Label| {
         let form = py_str(&label);
-        let form = match forms.get_index_of(&*form) {
-            Some(i) => i as u32,
-            None => forms.insert_full(form.into()).0 as u32,
+        let form = match last.filter(|&i| forms.get_index(i as usize).is_some_and(|f| **f == *form))
+        {
+            Some(i) => i,
+            None => {
+                let i = match forms.get_index_of(&*form) {
+                    Some(i) => i as u32,
+                    None => forms.insert_full(form.into()).0 as u32,
+                };
+                last = Some(i);
+                i
+            }
         };
         // Probes are interned first, so their ids are the lowest.
         let raw = ((id as usize) < probe_count).then(|| Box::new(label));

@@ -28,6 +28,25 @@ pub fn is_py_whitespace(c: char) -> bool {
 /// Python `" ".join(text.split())`: runs of Python whitespace become one space, leading and
 /// trailing whitespace vanish.
 pub fn py_whitespace_collapse(text: &str) -> String {
+    if text.is_ascii() {
+        // Byte loop for ASCII text: Python's ASCII whitespace is \t \n \v \f \r, U+001C..U+001F
+        // and the space.
+        let mut out = Vec::with_capacity(text.len());
+        let mut gap = false;
+        for &b in text.as_bytes() {
+            if matches!(b, 9..=13 | 28..=32) {
+                gap = !out.is_empty();
+            } else {
+                if gap {
+                    out.push(b' ');
+                    gap = false;
+                }
+                out.push(b);
+            }
+        }
+        // Only ASCII bytes were copied.
+        return String::from_utf8(out).unwrap_or_default();
+    }
     let mut out = String::with_capacity(text.len());
     for word in text.split(is_py_whitespace).filter(|w| !w.is_empty()) {
         if !out.is_empty() {

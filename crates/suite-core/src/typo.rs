@@ -132,30 +132,44 @@ impl KeyboardTypo {
 
 impl KeyboardTypo {
     /// The ASCII fast path, in chunks of [`CHUNK`] bytes: first one `u32` decision per letter of
-    /// the chunk (in order), then one replacement draw per replaced letter. Selecting with
-    /// arithmetic instead of branches keeps random decisions from stalling the pipeline.
+    /// the chunk (in order), then one replacement draw per replaced letter. Each pass is a
+    /// straight loop that selects with arithmetic instead of branches, so random decisions do not
+    /// stall the pipeline.
     fn apply_ascii(&self, text: &str, rng: &mut ChaCha8Rng) -> String {
+        const MASK: usize = CHUNK - 1;
         let mut out = text.as_bytes().to_vec();
         let mut draws = [0u8; 4 * CHUNK];
-        let mut replaced = [0u16; CHUNK];
+        let mut letters = [0u8; CHUNK];
+        let mut replaced = [0u8; CHUNK];
         for chunk in out.chunks_mut(CHUNK) {
-            let letters = chunk.iter().filter(|b| b.is_ascii_alphabetic()).count();
-            if letters == 0 {
+            // Positions of the letters (n <= i < CHUNK, so the mask never wraps a live slot),
+            // found eight bytes at a time.
+            let mut n = 0usize;
+            let mut words = chunk.chunks_exact(8);
+            for (w, word) in words.by_ref().enumerate() {
+                let mut mask = ascii_letter_mask(u64::from_le_bytes([
+                    word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+                ]));
+                while mask != 0 {
+                    letters[n & MASK] = (8 * w + mask.trailing_zeros() as usize / 8) as u8;
+                    n += 1;
+                    mask &= mask - 1;
+                }
+            }
+            let tail = chunk.len() - words.remainder().len();
+            for (i, b) in words.remainder().iter().enumerate() {
+                letters[n & MASK] = (tail + i) as u8;
+                n += usize::from(b.is_ascii_alphabetic());
+            }
+            if n == 0 {
                 continue;
             }
-            // One little-endian u32 per letter, taken from the stream in one copy.
-            rng.fill_bytes(&mut draws[..4 * letters]);
-            let last = 4 * (letters - 1);
-            let (mut j, mut k) = (0usize, 0usize);
-            for (i, b) in chunk.iter().enumerate() {
-                let is_letter = b.is_ascii_alphabetic();
-                let at = (4 * j).min(last);
-                let u =
-                    u32::from_le_bytes([draws[at], draws[at + 1], draws[at + 2], draws[at + 3]]);
-                let hit = is_letter & (u64::from(u) < self.threshold);
-                replaced[k] = i as u16;
-                k += usize::from(hit);
-                j += usize::from(is_letter);
+            rng.fill_bytes(&mut draws[..4 * n]);
+            let mut k = 0usize;
+            for (&pos, d) in letters[..n].iter().zip(draws.chunks_exact(4)) {
+                let u = u32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+                replaced[k & MASK] = pos;
+                k += usize::from(u64::from(u) < self.threshold);
             }
             for &i in &replaced[..k] {
                 chunk[usize::from(i)] = random_letter(rng) as u8;
@@ -166,8 +180,19 @@ impl KeyboardTypo {
     }
 }
 
+/// The high bit of each byte of `word` (eight ASCII bytes) is set iff that byte is an ASCII letter:
+/// `b | 0x20` lies in `a..=z` exactly for letters, and adding `0x80 - bound` to an ASCII byte sets
+/// its high bit iff the byte is at least `bound`, without carrying into the next byte.
+fn ascii_letter_mask(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let v = word | (0x20 * ONES);
+    let at_least_a = v + (0x80 - u64::from(b'a')) * ONES;
+    let past_z = v + (0x80 - u64::from(b'z') - 1) * ONES;
+    at_least_a & !past_z & (0x80 * ONES)
+}
+
 /// Bytes of ASCII text decided per round of draws.
-const CHUNK: usize = 256;
+const CHUNK: usize = 64;
 
 /// A uniform letter `a`–`z`: Lemire's multiply-shift with rejection, so it is exactly uniform and
 /// independent of any `rand` distribution code that might change between versions.
@@ -186,6 +211,21 @@ fn random_letter(rng: &mut ChaCha8Rng) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn letter_mask_matches_is_ascii_alphabetic() {
+        for base in (0u8..128).step_by(8) {
+            let bytes: [u8; 8] = std::array::from_fn(|i| base + i as u8);
+            let mask = ascii_letter_mask(u64::from_le_bytes(bytes));
+            for (i, b) in bytes.iter().enumerate() {
+                assert_eq!(
+                    mask >> (8 * i + 7) & 1 == 1,
+                    b.is_ascii_alphabetic(),
+                    "byte {b:#x}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn rate_validation() {
