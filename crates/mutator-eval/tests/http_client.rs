@@ -342,3 +342,44 @@ fn bad_base_urls_are_refused() {
         assert!(e.to_string().contains("`tls` feature"), "{e}");
     }
 }
+
+#[test]
+fn concurrent_cases_share_one_client() {
+    let n = 24;
+    let (base, seen) = serve((0..n).map(|_| reply(200, completion(EXTRACTION))).collect());
+    let client = ChatClient::new(config(&base)).unwrap();
+    let text: String = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"id": "c{i}", "input": {{"prompt": "case {i}"}}, "expected_post_state": {{"name": {{"values": [{{"value": "Ada", "confidence": 0.9}}]}}}}}}"#
+            ) + "\n"
+        })
+        .collect();
+    let mut results = Vec::new();
+    Runner::new(Replies::Client(&client))
+        .concurrency(4)
+        .run_jsonl_each(&text, &|_| {}, |r| results.push(r));
+    assert_eq!(client.attempts(), n as u64);
+    let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
+    assert_eq!(ids, (0..n).map(|i| format!("c{i}")).collect::<Vec<_>>());
+    assert!(results.iter().all(|r| {
+        r.result
+            .as_ref()
+            .is_some_and(|e| e.comparison.overall_match)
+    }));
+    // Every prompt reached the server exactly once.
+    let mut prompts: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s.body["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    prompts.sort();
+    prompts.dedup();
+    assert_eq!(prompts.len(), n);
+}
