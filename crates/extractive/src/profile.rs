@@ -87,29 +87,10 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
         let stage = Stage::Corruption(name.to_owned());
         let ids = cache.transformed(&stage, &clean, transform)?;
         // Both sides against the same fixed gold: the teacher's clean extraction.
-        let s = compare(
-            &cache,
-            &stage,
-            (Side::Student, &ids),
-            (Side::Teacher, &clean),
-            per_field,
-        )?;
-        let t = compare(
-            &cache,
-            &stage,
-            (Side::Teacher, &ids),
-            (Side::Teacher, &clean),
-            per_field,
-        )?;
-        corruptions.insert(
-            name.to_owned(),
-            F1Pair {
-                student_f1: s.f1(),
-                teacher_f1: t.f1(),
-            },
-        );
-        if per_field {
-            breakdown.corruptions.insert(name.to_owned(), report(s, t));
+        let (pair, fields) = score_stage(&cache, &stage, &ids, &clean, Side::Teacher, per_field)?;
+        corruptions.insert(name.to_owned(), pair);
+        if let Some(fields) = fields {
+            breakdown.corruptions.insert(name.to_owned(), fields);
         }
     }
 
@@ -118,29 +99,10 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
         let stage = Stage::Invariance(name.to_owned());
         let ids = cache.transformed(&stage, &clean, transform)?;
         // Each side against its own clean output (rewritten output in the prediction slot).
-        let s = compare(
-            &cache,
-            &stage,
-            (Side::Student, &ids),
-            (Side::Student, &clean),
-            per_field,
-        )?;
-        let t = compare(
-            &cache,
-            &stage,
-            (Side::Teacher, &ids),
-            (Side::Teacher, &clean),
-            per_field,
-        )?;
-        invariances.insert(
-            name.to_owned(),
-            F1Pair {
-                student_f1: s.f1(),
-                teacher_f1: t.f1(),
-            },
-        );
-        if per_field {
-            breakdown.invariances.insert(name.to_owned(), report(s, t));
+        let (pair, fields) = score_stage(&cache, &stage, &ids, &clean, Side::Student, per_field)?;
+        invariances.insert(name.to_owned(), pair);
+        if let Some(fields) = fields {
+            breakdown.invariances.insert(name.to_owned(), fields);
         }
     }
 
@@ -161,11 +123,39 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
     })
 }
 
-fn report(student: Tally, teacher: Tally) -> FieldReport {
-    FieldReport {
-        student: student.per_field(),
-        teacher: teacher.per_field(),
-    }
+/// Both sides' F1 on one stage: the teacher against its clean output, the student against
+/// `student_reference`'s clean output (the teacher's for corruptions, its own for invariances).
+fn score_stage(
+    cache: &Cache<'_>,
+    stage: &Stage,
+    ids: &StageIds,
+    clean: &StageIds,
+    student_reference: Side,
+    per_field: bool,
+) -> Result<(F1Pair, Option<FieldReport>), Error> {
+    let s = compare(
+        cache,
+        stage,
+        (Side::Student, ids),
+        (student_reference, clean),
+        per_field,
+    )?;
+    let t = compare(
+        cache,
+        stage,
+        (Side::Teacher, ids),
+        (Side::Teacher, clean),
+        per_field,
+    )?;
+    let pair = F1Pair {
+        student_f1: s.f1(),
+        teacher_f1: t.f1(),
+    };
+    let fields = per_field.then(|| FieldReport {
+        student: s.per_field(),
+        teacher: t.per_field(),
+    });
+    Ok((pair, fields))
 }
 
 /// The record of `side` for the text at `position` of `stage`.
