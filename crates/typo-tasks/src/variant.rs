@@ -225,9 +225,6 @@ impl<'a> Splicer<'a> {
     }
 }
 
-/// An inline edit: its length and zero-padded bytes.
-type Template = (u8, [u8; INLINE]);
-
 /// The edits of one position of a [`Splicer`]'s name: an edit by a `k` of `L` UTF-8 bytes is a
 /// copy of a precomputed inline template (built once per position and length) with those bytes
 /// set, so the common case is a few stores and no copying loop.
@@ -236,7 +233,7 @@ pub(crate) struct Edits<'s> {
     start: usize,
     end: usize,
     /// `templates[L - 1]`: the edit with a placeholder of `L` bytes, when it fits inline.
-    templates: [OnceCell<Option<Template>>; 4],
+    templates: [OnceCell<Option<Variant>>; 4],
 }
 
 impl Splicer<'_> {
@@ -252,18 +249,12 @@ impl Splicer<'_> {
 }
 
 impl Edits<'_> {
-    fn template(&self, len: usize) -> Option<&Template> {
+    fn template(&self, len: usize) -> Option<&Variant> {
         const PLACEHOLDERS: [char; 4] = ['a', '\u{e9}', '\u{672c}', '\u{10000}'];
         let cell = self.templates.get(len.checked_sub(1)?)?;
         cell.get_or_init(|| {
-            match self
-                .splicer
-                .char_at(self.start, self.end, PLACEHOLDERS[len - 1])
-                .0
-            {
-                Repr::Inline { len, buf } => Some((len, buf)),
-                _ => None,
-            }
+            let v = self.splicer.char_at(self.start, self.end, PLACEHOLDERS[len - 1]);
+            matches!(v.0, Repr::Inline { .. }).then_some(v)
         })
         .as_ref()
     }
@@ -274,11 +265,8 @@ impl Edits<'_> {
     pub(crate) fn push_with(&self, k: char, out: &mut Vec<Variant>) {
         let mut kb = [0u8; 4];
         let k = k.encode_utf8(&mut kb).as_bytes();
-        if let Some((len, template)) = self.template(k.len()) {
-            out.push(Variant(Repr::Inline {
-                len: *len,
-                buf: *template,
-            }));
+        if let Some(template) = self.template(k.len()) {
+            out.push(template.clone());
             if let Some(Variant(Repr::Inline { buf, .. })) = out.last_mut()
                 && let Some(slot) = buf.get_mut(self.start..self.start + k.len())
             {
