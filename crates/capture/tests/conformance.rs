@@ -5,25 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use capture::capture_profile;
-use scenario_rules::{RuleModel, suite_from_scenario};
+use scenario_rules::{RuleModel, assert_key_order, load_fixture, strings, suite_from_scenario};
 use serde_json::Value;
 
 fn scenario(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
-}
-
-/// The keys of the object at a dotted path ("$" = top level), in order.
-fn keys_at(v: &Value, path: &str) -> Vec<String> {
-    let mut node = v;
-    if path != "$" {
-        for part in path.split('.') {
-            node = &node[part];
-        }
-    }
-    node.as_object()
-        .map(|o| o.keys().cloned().collect())
-        .unwrap_or_default()
+    load_fixture(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"), name)
 }
 
 fn check(name: &str) {
@@ -34,12 +20,7 @@ fn check(name: &str) {
     );
     let student = RuleModel::from_scenario(&sc["student"]).unwrap();
     let teacher = RuleModel::from_scenario(&sc["teacher"]).unwrap();
-    let texts: Vec<String> = sc["texts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap().to_owned())
-        .collect();
+    let texts = strings(&sc["texts"]);
     let suite = suite_from_scenario(&sc["suite"]).unwrap();
     let profile = capture_profile(&student, &teacher, &texts, &suite).unwrap();
     let got = serde_json::to_value(&profile).unwrap();
@@ -47,16 +28,7 @@ fn check(name: &str) {
         got, sc["expected_profile"],
         "{name}: profile differs from upstream"
     );
-    for entry in sc["expected_profile_key_order"].as_array().unwrap() {
-        let path = entry[0].as_str().unwrap();
-        let want: Vec<String> = entry[1]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|k| k.as_str().unwrap().to_owned())
-            .collect();
-        assert_eq!(keys_at(&got, path), want, "{name}: key order at {path}");
-    }
+    assert_key_order(name, &got, &sc["expected_profile_key_order"]);
     insta::assert_json_snapshot!(format!("golden_{name}"), profile);
 }
 

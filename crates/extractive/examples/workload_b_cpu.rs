@@ -8,14 +8,8 @@
 mod support;
 
 use extractive::extractive_capture_profile;
+use scenario_rules::thread_cpu_ns;
 use support::{FIELDS, check, models, suite, texts};
-
-fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
 
 fn main() {
     let (texts, suite, (student, teacher)) = (texts(), suite(), models());
@@ -24,9 +18,9 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(5);
     for _ in 0..runs {
-        let t0 = cpu_ns();
+        let t0 = thread_cpu_ns();
         let p = extractive_capture_profile(&student, &teacher, &texts, &suite, &FIELDS).unwrap();
-        let t1 = cpu_ns();
+        let t1 = thread_cpu_ns();
         check(&p);
         println!(
             "extractive_capture_profile cpu {:.1} ms",

@@ -6,32 +6,13 @@
 use extractive::{
     extractive_capture_profile, extractive_capture_report, validate_extraction_schema,
 };
-use scenario_rules::{RuleModel, suite_from_scenario};
+use scenario_rules::{
+    RuleModel, assert_key_order, keys_at, load_fixture, strings, suite_from_scenario,
+};
 use serde_json::Value;
 
 fn fixture(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap().to_owned())
-        .collect()
-}
-
-fn keys_at(v: &Value, path: &str) -> Vec<String> {
-    let mut node = v;
-    if path != "$" {
-        for part in path.split('.') {
-            node = &node[part];
-        }
-    }
-    node.as_object()
-        .map(|o| o.keys().cloned().collect())
-        .unwrap_or_default()
+    load_fixture(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"), name)
 }
 
 fn check(name: &str) {
@@ -48,14 +29,7 @@ fn check(name: &str) {
         got, sc["expected_profile"],
         "{name}: profile differs from upstream"
     );
-    for entry in sc["expected_profile_key_order"].as_array().unwrap() {
-        let path = entry[0].as_str().unwrap();
-        assert_eq!(
-            keys_at(&got, path),
-            strings(&entry[1]),
-            "{name}: key order at {path}"
-        );
-    }
+    assert_key_order(name, &got, &sc["expected_profile_key_order"]);
     // The report's profile is the same profile.
     let report = extractive_capture_report(&student, &teacher, &texts, &suite, &fields).unwrap();
     assert_eq!(report.profile, profile);

@@ -6,12 +6,18 @@
 //! is defined in the reference data's `vocabulary.json`. This crate interprets them, so every
 //! conformance test — and the example model binaries — use one implementation.
 //!
+//! It also holds the suite of the reference PERF.md workloads and small fixture helpers.
+//!
 //! Scenario descriptions are trusted test data: malformed ones are reported as [`RuleError`]s.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod fixtures;
+mod perf;
 mod rules;
 mod transforms;
 
+pub use fixtures::{assert_key_order, keys_at, load_fixture, strings};
+pub use perf::{thread_cpu_ns, workload_suite};
 pub use rules::{RuleError, RuleModel};
 pub use transforms::{suite_from_scenario, transform_by_name};

@@ -3,10 +3,7 @@
 
 use capture::CaptureProfile;
 use serde_json::json;
-use suite_core::{
-    BatchFn, CapabilitySuite, Label, Model, PerItemFn, case_jitter_invariance,
-    keyboard_typo_corruption, whitespace_invariance,
-};
+use suite_core::{BatchFn, CapabilitySuite, Label, Model, PerItemFn};
 
 /// The 100,000 texts.
 pub fn texts() -> Vec<String> {
@@ -22,35 +19,9 @@ pub fn texts() -> Vec<String> {
         .collect()
 }
 
-/// Four typo rates (seed 0), case jitter, whitespace, ten probes.
+/// PERF.md's suite (shared with the other workload).
 pub fn suite() -> CapabilitySuite {
-    let mut suite = CapabilitySuite::new();
-    for (name, rate) in [
-        ("typo_05", 0.05),
-        ("typo_10", 0.1),
-        ("typo_20", 0.2),
-        ("typo_40", 0.4),
-    ] {
-        suite.add_corruption(name, keyboard_typo_corruption(rate, 0).unwrap());
-    }
-    suite.add_invariance("case", case_jitter_invariance());
-    suite.add_invariance("space", whitespace_invariance());
-    let a100 = "a".repeat(100);
-    for p in [
-        "",
-        "good",
-        "bad",
-        "GOOD!!!",
-        "  spaced   out  ",
-        "ß",
-        "日本語",
-        "1234",
-        &a100,
-        "the service was fine",
-    ] {
-        suite.add_probe(p);
-    }
-    suite
+    scenario_rules::workload_suite(true)
 }
 
 /// Mode `classify`: a per-item student and a batch teacher, both always `"pos"`.

@@ -3,10 +3,7 @@
 
 use extractive::ExtractiveProfile;
 use serde_json::{Value, json};
-use suite_core::{
-    BatchFn, CapabilitySuite, Label, Model, PerItemFn, case_jitter_invariance,
-    keyboard_typo_corruption, whitespace_invariance,
-};
+use suite_core::{BatchFn, CapabilitySuite, Label, Model, PerItemFn};
 
 /// The 20,000 texts.
 pub fn texts() -> Vec<String> {
@@ -25,20 +22,9 @@ pub fn texts() -> Vec<String> {
 /// The fields.
 pub const FIELDS: [&str; 4] = ["name", "city", "item", "qty"];
 
-/// Workload A's suite (probes are ignored by extractors).
+/// PERF.md's suite (shared with the other workload).
 pub fn suite() -> CapabilitySuite {
-    let mut suite = CapabilitySuite::new();
-    for (name, rate) in [
-        ("typo_05", 0.05),
-        ("typo_10", 0.1),
-        ("typo_20", 0.2),
-        ("typo_40", 0.4),
-    ] {
-        suite.add_corruption(name, keyboard_typo_corruption(rate, 0).unwrap());
-    }
-    suite.add_invariance("case", case_jitter_invariance());
-    suite.add_invariance("space", whitespace_invariance());
-    suite
+    scenario_rules::workload_suite(false)
 }
 
 fn record() -> Value {
