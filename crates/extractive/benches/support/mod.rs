@@ -31,10 +31,13 @@ fn record() -> Value {
     json!({"name": "user", "city": "City", "item": "widget", "qty": "1"})
 }
 
-/// Student: per item; teacher: batch; both return the constant record.
+/// Student: per item; teacher: batch; both return a copy of one constant record (upstream:
+/// `dict(R)`).
 pub fn models() -> (impl Model, impl Model) {
-    let student = PerItemFn::new(|_: &str| record());
-    let teacher = BatchFn::new(|ts: &[&str]| -> Vec<Label> { vec![record(); ts.len()] });
+    let r = record();
+    let student = PerItemFn::new(move |_: &str| r.clone());
+    let r = record();
+    let teacher = BatchFn::new(move |ts: &[&str]| -> Vec<Label> { vec![r.clone(); ts.len()] });
     (student, teacher)
 }
 
