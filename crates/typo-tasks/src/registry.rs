@@ -201,6 +201,31 @@ mod tests {
     }
 
     #[test]
+    fn tables_register_only_their_own_tasks() {
+        let data = Data {
+            vowels: vec!["a".into()],
+            ..Data::default()
+        };
+        let reg = Registry::new(&data);
+        assert_eq!(reg.len(), 12);
+        assert!(reg.get("vs").is_some());
+        assert_eq!(reg.why_unregistered("gi").unwrap().table, Table::Graphemes);
+        // A hand-built layout of padding only has no keys: deregistered like an empty one.
+        let padded = Data {
+            keyboard: vec!["   ".into(), String::new()],
+            ..Data::default()
+        };
+        let reg = Registry::new(&padded);
+        for id in ["acs", "aci", "rar"] {
+            assert_eq!(
+                reg.why_unregistered(id).unwrap().table,
+                Table::Keyboard,
+                "{id}"
+            );
+        }
+    }
+
+    #[test]
     fn iteration_is_in_id_order() {
         let reg = Registry::new(&Data::english());
         let ids: Vec<&str> = reg.iter().map(|t| t.id).collect();

@@ -130,6 +130,8 @@ fn laws_hold_on_hostile_inputs() {
     let long_ab = "ab-".repeat(334);
     let long_emoji = "\u{1F600}\u{301}".repeat(200);
     let long_mixed = "xn--münchen-3ya.日本.".repeat(40);
+    // Numeral-dense: the numeral walk is exponential in the numerals present (bounded anyway).
+    let numerals = "onetwothreefourfivesixseveneightnine1st2nd3";
     let inputs = [
         "",
         " ",

@@ -469,6 +469,39 @@ mod tests {
     }
 
     #[test]
+    fn case_is_restored_like_upstream() {
+        let cases: [(&str, &[&str]); 10] = [
+            ("Person", &["People"]),
+            ("CHILD", &["CHILDREN"]),
+            ("Children", &["Child"]),
+            ("cHILD", &["children"]),
+            ("", &[]),
+            ("s", &[]),
+            ("Bus", &["Buses"]),
+            ("1s", &["1"]),
+            ("sheep", &[]),
+            ("ΣΟΦΙΑ.gr", &["ΣΟΦΙΑ.grs"]),
+        ];
+        for (input, want) in cases {
+            assert_eq!(sp(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn restore_case_on_odd_bytes() {
+        // Step 4 slices bytes: a multi-byte first character never passes it.
+        assert_eq!(restore_case("Éx".as_bytes(), "abc"), "abc");
+        // A lone continuation byte is U+FFFD to Go, so it is neither lower nor upper case.
+        assert_eq!(restore_case(&[0xA9], "abc"), "abc");
+        assert_eq!(restore_case(b"", "Abc"), "abc");
+        assert_eq!(restore_case(b"Ab", "xyz"), "Xyz");
+        assert_eq!(
+            restore_case(b"Ab", "\u{e9}t\u{e9}"),
+            "\u{FFFD}\u{FFFD}t\u{e9}"
+        );
+    }
+
+    #[test]
     fn inflector_api() {
         let inf = Inflector::english().unwrap();
         assert_eq!(inf.plural("child"), "children");
