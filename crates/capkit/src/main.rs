@@ -1,10 +1,11 @@
 //! `capkit`: the command-line front end of the capkit workspace.
 //!
 //! Each subcommand group lives in its own module: `typo` (typo task corpora), `mutator`
-//! (mutator evaluation). Exit codes: 0 ok, 1 refused or failed (one-line error on stderr), 2 usage.
+//! (mutator evaluation), `profile` (capability profiles of real models). Exit codes: 0 ok, 1 refused or failed (one-line error on stderr), 2 usage.
 #![forbid(unsafe_code)]
 
 mod mutator;
+mod profile;
 mod typo;
 
 use std::process::ExitCode;
@@ -25,6 +26,8 @@ enum Command {
     Typo(typo::Args),
     /// Evaluate LLM mutators over a dataset of cases.
     Mutator(mutator::Args),
+    /// Capability profiles of real models (subprocess, HTTP, OpenAI-compatible, precomputed).
+    Profile(profile::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Typo(args) => typo::run(args),
         Command::Mutator(args) => mutator::run(args),
+        Command::Profile(args) => profile::run(args),
     };
     match result {
         Ok(code) => code,

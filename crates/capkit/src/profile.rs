@@ -1,0 +1,224 @@
+//! `capkit profile`: capability profiles of real models from the command line.
+//!
+//! `capkit profile classify --texts FILE --student MODEL --teacher MODEL [--suite SUITE.json]`
+//! (and `capkit profile extract ... --fields a,b,c`) runs the library's `capture_profile` /
+//! `extractive_capture_profile` with models reached through adapters named by a spec:
+//!
+//! * `cmd:PROGRAM ARGS…` — a subprocess speaking JSONL on stdin/stdout (`docs/model-protocol.md`);
+//! * `http:URL` — POST `{"texts": […]}`, answer `{"labels": […]}` / `{"records": […]}`;
+//! * `openai:MODEL` — an OpenAI-compatible chat API (`--base-url`, `--api-key-env`,
+//!   `--prompt-template`), the reply trimmed (classify) or parsed as a JSON object (extract);
+//! * `file:PREDICTIONS.jsonl` — precomputed `{"text", "label"}` lines.
+//!
+//! Answers of `cmd`, `http` and `openai` models are kept in a prediction cache on disk keyed by
+//! blake3(model identity, text), so re-profiling with another suite never re-asks a model about a
+//! text it has answered. The profile JSON is exactly the library's; `--with-run-info` adds a
+//! separate top-level `"run"` block. Nothing is written to `--out` unless the whole profile was
+//! computed. Exit codes: 0 ok, 1 failed (one-line error), 2 usage.
+
+mod cache;
+mod cmd;
+mod file;
+mod http;
+mod model;
+mod openai;
+mod output;
+mod progress;
+mod run_info;
+mod spec;
+mod suite;
+mod texts;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::rc::Rc;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+
+use crate::profile::model::{CliModel, Settings, Task};
+use crate::profile::progress::Progress;
+use crate::profile::spec::ModelSpec;
+
+/// Arguments of `capkit profile`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Profile a classifier student against its teacher (the `capture_profile` JSON).
+    Classify(CommonArgs),
+    /// Profile a field extractor student against its teacher (the `extractive_capture_profile` JSON).
+    Extract(ExtractArgs),
+    /// Print the default suite (used when --suite is not given) as a suite file.
+    DefaultSuite,
+}
+
+#[derive(Debug, clap::Args)]
+struct ExtractArgs {
+    /// The expected fields, comma-separated (schema validity checks each one).
+    #[arg(long, value_name = "a,b,c", value_delimiter = ',', required = true)]
+    fields: Vec<String>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Debug, clap::Args)]
+struct CommonArgs {
+    /// The texts: one per line, verbatim (only the line break is removed), or `.jsonl` with a
+    /// `"text"` field per line.
+    #[arg(long, value_name = "FILE")]
+    texts: PathBuf,
+    /// A suite file (the `SuiteSpec` JSON). Default: `capkit profile default-suite`.
+    #[arg(long, value_name = "SUITE.json")]
+    suite: Option<PathBuf>,
+    /// The student model: cmd:PROGRAM ARGS…, http:URL, openai:MODEL or file:PREDICTIONS.jsonl.
+    #[arg(long, value_name = "MODEL")]
+    student: String,
+    /// The teacher model (same forms as --student).
+    #[arg(long, value_name = "MODEL")]
+    teacher: String,
+    /// Write the profile here (atomically: a temporary file renamed into place) instead of stdout.
+    #[arg(long, value_name = "PROFILE.json")]
+    out: Option<PathBuf>,
+    /// Add a top-level "run" block: capkit version, suite and texts blake3, model specs.
+    #[arg(long)]
+    with_run_info: bool,
+    /// Directory of the prediction cache (default: $XDG_CACHE_HOME/capkit or ~/.cache/capkit).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Neither read nor write the prediction cache.
+    #[arg(long, conflicts_with = "cache_dir")]
+    no_cache: bool,
+    /// Texts per request for http: models (and per chunk written to cmd: models).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    batch_size: u32,
+    /// Requests in flight at once for http: and openai: models (results keep input order).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    concurrency: u16,
+    /// Seconds to wait for one answer (cmd: the next output line; http/openai: one attempt).
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    timeout: f64,
+    /// Retries of http:/openai: requests after 429, 5xx, timeouts and connection errors.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    retries: u32,
+    /// Base URL of the OpenAI-compatible API of openai: models.
+    #[arg(long, value_name = "URL", default_value = "http://localhost:8000/v1")]
+    base_url: String,
+    /// Environment variable holding the API key of openai: models (unset: no Authorization).
+    #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
+    api_key_env: String,
+    /// Prompt template of openai: models: a text file with a `{text}` slot.
+    #[arg(long, value_name = "FILE")]
+    prompt_template: Option<PathBuf>,
+}
+
+/// Runs `capkit profile …`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.command {
+        Command::Classify(common) => profile(&common, Task::Classify, &[]),
+        Command::Extract(extract) => profile(&extract.common, Task::Extract, &extract.fields),
+        Command::DefaultSuite => {
+            println!("{}", suite::default_spec().to_json_string());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<ExitCode> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    if fields.iter().any(|f| f.is_empty()) {
+        bail!("--fields: empty field name in {:?}", fields.join(","));
+    }
+    let texts = texts::read(&args.texts)?;
+    let (spec, suite_source) = suite::load(args.suite.as_deref())?;
+    let progress = Rc::new(Progress::new(task, &spec));
+    let suite = suite::build(&spec, progress.tracker())?;
+
+    let cache_dir = if args.no_cache {
+        None
+    } else {
+        Some(match &args.cache_dir {
+            Some(dir) => dir.clone(),
+            None => cache::default_dir(),
+        })
+    };
+    let template = match &args.prompt_template {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("--prompt-template {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let settings = Settings {
+        task,
+        batch_size: args.batch_size as usize,
+        concurrency: usize::from(args.concurrency),
+        timeout: Duration::from_secs_f64(args.timeout),
+        retries: args.retries,
+        base_url: args.base_url.clone(),
+        api_key_env: args.api_key_env.clone(),
+        prompt_template: template,
+        cache_dir,
+    };
+    let student_spec = ModelSpec::parse(&args.student).context("--student")?;
+    let teacher_spec = ModelSpec::parse(&args.teacher).context("--teacher")?;
+    let student = CliModel::open(
+        &student_spec,
+        &settings,
+        suite_core::Side::Student,
+        Rc::clone(&progress),
+    )?;
+    let teacher = CliModel::open(
+        &teacher_spec,
+        &settings,
+        suite_core::Side::Teacher,
+        Rc::clone(&progress),
+    )?;
+
+    let mut json = match task {
+        Task::Classify => serde_json::to_value(capture::capture_profile(
+            &student,
+            &teacher,
+            &texts.texts,
+            &suite,
+        )?)?,
+        Task::Extract => serde_json::to_value(extractive::extractive_capture_profile(
+            &student,
+            &teacher,
+            &texts.texts,
+            &suite,
+            fields,
+        )?)?,
+    };
+    progress.finish();
+    student.finish()?;
+    teacher.finish()?;
+    student.report_cache();
+    teacher.report_cache();
+
+    if args.with_run_info
+        && let serde_json::Value::Object(map) = &mut json
+    {
+        let run = run_info::RunInfo {
+            task,
+            fields,
+            suite: &suite_source,
+            texts_blake3: &texts.blake3,
+            texts_count: texts.texts.len(),
+            student: &student_spec,
+            teacher: &teacher_spec,
+            settings: &settings,
+        };
+        map.insert("run".to_owned(), run.to_json());
+    }
+    let mut bytes = serde_json::to_vec_pretty(&json)?;
+    bytes.push(b'\n');
+    output::write(args.out.as_deref(), &bytes)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,231 @@
+//! The prediction cache: each model's answers on disk, keyed by blake3(model identity, text).
+//!
+//! One append-only JSONL file per model identity, `DIR/predictions/<blake3(identity)>.jsonl`,
+//! one `{"k": KEY, "label": …, "decision": …}` line per answer (`decision` only for models with a
+//! decision API). A torn or foreign line (an interrupted run, another version) is skipped on
+//! load, so a cache can never fail a run; it only ever saves model calls.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde_json::Value;
+use suite_core::{Decision, Label};
+
+use crate::profile::model::decision_of;
+
+/// Bumped when keys or lines change meaning, so old entries stop matching.
+const FORMAT: &str = "capkit-prediction-cache/1";
+
+/// `$XDG_CACHE_HOME/capkit`, else `$HOME/.cache/capkit`, else `.capkit-cache`.
+pub(crate) fn default_dir() -> PathBuf {
+    let non_empty = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty());
+    if let Some(xdg) = non_empty("XDG_CACHE_HOME") {
+        PathBuf::from(xdg).join("capkit")
+    } else if let Some(home) = non_empty("HOME") {
+        PathBuf::from(home).join(".cache").join("capkit")
+    } else {
+        PathBuf::from(".capkit-cache")
+    }
+}
+
+/// A cached answer.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CachedAnswer {
+    pub output: Label,
+    pub decision: Option<Decision>,
+}
+
+/// The answers of one model identity.
+pub(crate) struct DiskCache {
+    path: PathBuf,
+    prefix: blake3::Hasher,
+    entries: HashMap<[u8; 32], CachedAnswer>,
+    file: Option<File>,
+    hits: u64,
+    misses: u64,
+}
+
+impl DiskCache {
+    /// Opens (and loads) the cache of `identity` under `dir`.
+    pub(crate) fn open(dir: &Path, identity: &str) -> anyhow::Result<DiskCache> {
+        let mut prefix = blake3::Hasher::new();
+        prefix.update(FORMAT.as_bytes());
+        prefix.update(&[0]);
+        prefix.update(identity.as_bytes());
+        prefix.update(&[0]);
+        let file_key = blake3::hash(format!("{FORMAT}\0{identity}").as_bytes());
+        let dir = dir.join("predictions");
+        let path = dir.join(format!("{}.jsonl", file_key.to_hex()));
+        let mut entries = HashMap::new();
+        match File::open(&path) {
+            Ok(f) => {
+                for line in BufReader::new(f).split(b'\n') {
+                    let line = line.with_context(|| format!("reading {}", path.display()))?;
+                    if let Some((key, answer)) = parse_line(&line) {
+                        entries.insert(key, answer);
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(e).with_context(|| format!("prediction cache {}", path.display()));
+            }
+        }
+        Ok(DiskCache {
+            path,
+            prefix,
+            entries,
+            file: None,
+            hits: 0,
+            misses: 0,
+        })
+    }
+
+    fn key(&self, text: &str) -> [u8; 32] {
+        let mut h = self.prefix.clone();
+        h.update(text.as_bytes());
+        *h.finalize().as_bytes()
+    }
+
+    /// The cached answer for `text` (counted as a hit or a miss).
+    pub(crate) fn get(&mut self, text: &str) -> Option<&CachedAnswer> {
+        let key = self.key(text);
+        match self.entries.get(&key) {
+            Some(a) => {
+                self.hits += 1;
+                Some(a)
+            }
+            None => {
+                self.misses += 1;
+                None
+            }
+        }
+    }
+
+    /// Stores fresh answers (in memory and appended to the file, in one write).
+    pub(crate) fn put_all<'t>(
+        &mut self,
+        answers: impl IntoIterator<Item = (&'t str, CachedAnswer)>,
+    ) -> anyhow::Result<()> {
+        let mut buf = Vec::new();
+        for (text, answer) in answers {
+            let key = self.key(text);
+            let mut line = serde_json::Map::new();
+            line.insert("k".into(), Value::String(hex(&key)));
+            line.insert("label".into(), answer.output.clone());
+            if let Some(d) = &answer.decision {
+                line.insert(
+                    "decision".into(),
+                    match d {
+                        Decision::Escalate => Value::Null,
+                        Decision::Answer(v) => v.clone(),
+                    },
+                );
+            }
+            serde_json::to_writer(&mut buf, &line)?;
+            buf.push(b'\n');
+            self.entries.insert(key, answer);
+        }
+        if buf.is_empty() {
+            return Ok(());
+        }
+        if self.file.is_none() {
+            if let Some(parent) = self.path.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
+            let f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+                .with_context(|| format!("opening {}", self.path.display()))?;
+            self.file = Some(f);
+        }
+        if let Some(f) = &mut self.file {
+            f.write_all(&buf)
+                .with_context(|| format!("writing {}", self.path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Makes the writes durable enough for the next run.
+    pub(crate) fn flush(&mut self) -> anyhow::Result<()> {
+        if let Some(f) = &mut self.file {
+            f.flush()?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn hits(&self) -> u64 {
+        self.hits
+    }
+
+    pub(crate) fn misses(&self) -> u64 {
+        self.misses
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn hex(bytes: &[u8; 32]) -> String {
+    blake3::Hash::from_bytes(*bytes).to_hex().to_string()
+}
+
+fn parse_line(line: &[u8]) -> Option<([u8; 32], CachedAnswer)> {
+    let Value::Object(mut map) = serde_json::from_slice(line).ok()? else {
+        return None;
+    };
+    let key = blake3::Hash::from_hex(map.get("k")?.as_str()?).ok()?;
+    let output = map.remove("label")?;
+    let decision = map.remove("decision").map(decision_of);
+    Some((*key.as_bytes(), CachedAnswer { output, decision }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn answers_survive_a_reopen_and_torn_lines_are_skipped() {
+        let dir = std::env::temp_dir().join(format!("capkit-pcache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut c = DiskCache::open(&dir, "m").unwrap();
+        assert!(c.get("a").is_none());
+        c.put_all([
+            (
+                "a",
+                CachedAnswer {
+                    output: json!("pos"),
+                    decision: Some(Decision::Escalate),
+                },
+            ),
+            (
+                "b",
+                CachedAnswer {
+                    output: json!({"x": 1}),
+                    decision: None,
+                },
+            ),
+        ])
+        .unwrap();
+        c.flush().unwrap();
+        let path = c.path().to_owned();
+        drop(c);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"k\": \"12").unwrap();
+        drop(f);
+        let mut c = DiskCache::open(&dir, "m").unwrap();
+        assert_eq!(c.get("a").unwrap().decision, Some(Decision::Escalate));
+        assert_eq!(c.get("b").unwrap().output, json!({"x": 1}));
+        assert_eq!((c.hits(), c.misses()), (2, 0));
+        let mut other = DiskCache::open(&dir, "m2").unwrap();
+        assert!(other.get("a").is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,163 @@
+//! `http:` models: POST `{"texts": […]}`, answer `{"labels": […]}` (or `"records"`, and
+//! optionally `"decisions"`), in batches of `--batch-size`, `--concurrency` requests at once.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::profile::model::{Answer, Backend, Settings, Task, check_record, decision_of};
+use crate::profile::spec::scrub_userinfo;
+
+pub(crate) struct HttpBackend {
+    name: String,
+    url: String,
+    agent: ureq::Agent,
+    task: Task,
+    batch_size: usize,
+    concurrency: usize,
+    retries: u32,
+    /// Texts sent so far, for the text ids of error messages.
+    sent: u64,
+}
+
+impl HttpBackend {
+    pub(crate) fn new(name: &str, url: &str, settings: &Settings) -> anyhow::Result<Self> {
+        if url.starts_with("https://") && !cfg!(feature = "tls") {
+            anyhow::bail!("model `{name}`: https needs capkit built with the `tls` feature");
+        }
+        if !url.starts_with("http://") && !url.starts_with("https://") {
+            anyhow::bail!("model `{name}`: the URL must start with http:// or https://");
+        }
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(settings.timeout))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Ok(HttpBackend {
+            name: name.to_owned(),
+            url: url.to_owned(),
+            agent,
+            task: settings.task,
+            batch_size: settings.batch_size.max(1),
+            concurrency: settings.concurrency.max(1),
+            retries: settings.retries,
+            sent: 0,
+        })
+    }
+
+    /// One request with retries: the answers for `texts` (ids from `first`).
+    fn post(&self, texts: &[&str], first: u64) -> Result<Vec<Answer>, String> {
+        let name = &self.name;
+        let ids = format!("text ids {first}..{}", first + texts.len() as u64);
+        let body = json!({ "texts": texts }).to_string();
+        let mut attempt = 0;
+        let reply = loop {
+            let result = self
+                .agent
+                .post(&self.url)
+                .header("content-type", "application/json")
+                .send(body.as_bytes());
+            let retryable;
+            let error = match result {
+                Ok(mut response) => {
+                    let status = response.status().as_u16();
+                    let text = response.body_mut().read_to_string();
+                    match (status, text) {
+                        (200..=299, Ok(text)) => break text,
+                        (status, text) => {
+                            retryable = status == 429 || status == 408 || status >= 500;
+                            let body: String = text.unwrap_or_default().chars().take(200).collect();
+                            format!("HTTP {status}: {}", body.trim())
+                        }
+                    }
+                }
+                Err(e) => {
+                    retryable = true;
+                    scrub_userinfo(&e.to_string())
+                }
+            };
+            if !retryable || attempt >= self.retries {
+                let tries = if attempt > 0 {
+                    format!(" (after {} attempts)", attempt + 1)
+                } else {
+                    String::new()
+                };
+                return Err(format!("`{name}` ({ids}): {error}{tries}"));
+            }
+            std::thread::sleep(Duration::from_millis(200u64 << attempt.min(6)));
+            attempt += 1;
+        };
+        let value: Value = serde_json::from_str(&reply)
+            .map_err(|e| format!("`{name}` ({ids}): the response is not JSON ({e})"))?;
+        let key = match self.task {
+            Task::Classify => "labels",
+            Task::Extract => "records",
+        };
+        let outputs = value
+            .get(key)
+            .or_else(|| value.get(if key == "labels" { "records" } else { "labels" }))
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("`{name}` ({ids}): the response has no \"{key}\" list"))?;
+        if outputs.len() != texts.len() {
+            return Err(format!(
+                "`{name}` ({ids}): {} {key} for {} texts",
+                outputs.len(),
+                texts.len()
+            ));
+        }
+        let decisions = match value.get("decisions") {
+            None => None,
+            Some(Value::Array(d)) if d.len() == texts.len() => Some(d),
+            Some(_) => {
+                return Err(format!(
+                    "`{name}` ({ids}): \"decisions\" must be a list of {} items",
+                    texts.len()
+                ));
+            }
+        };
+        let mut out = Vec::with_capacity(texts.len());
+        for (i, output) in outputs.iter().enumerate() {
+            let id = first + i as u64;
+            check_record(self.task, output, &|| format!("`{name}` (text id {id})"))?;
+            out.push(Answer {
+                output: output.clone(),
+                decision: decisions.map(|d| decision_of(d[i].clone())),
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl Backend for HttpBackend {
+    fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, String> {
+        let first = self.sent;
+        self.sent += texts.len() as u64;
+        let batches: Vec<&[&str]> = texts.chunks(self.batch_size).collect();
+        let mut out = Vec::with_capacity(texts.len());
+        let mut failed = None;
+        let size = self.batch_size as u64;
+        mutator_eval::for_each_ordered(
+            &batches,
+            self.concurrency,
+            |i, batch| self.post(batch, first + i as u64 * size),
+            |_, result| match result {
+                Ok(answers) if failed.is_none() => {
+                    done(answers.len() as u64);
+                    out.extend(answers);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            },
+        );
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    fn identity(&self) -> Option<String> {
+        Some(format!("http\0{}", self.url))
+    }
+}

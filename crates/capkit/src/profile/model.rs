@@ -1,0 +1,299 @@
+//! The model adapters behind one [`suite_core::Model`]: the prediction cache in front, the
+//! decision API answered from what the adapter returned with each prediction, progress per stage.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Duration;
+
+use serde_json::Value;
+use suite_core::{Decision, Label, Model, ModelError, Side};
+
+use crate::profile::cache::{CachedAnswer, DiskCache};
+use crate::profile::progress::Progress;
+use crate::profile::spec::ModelSpec;
+use crate::profile::{cmd, file, http, openai};
+
+/// Which profile a run computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Task {
+    /// `capture_profile`: labels.
+    Classify,
+    /// `extractive_capture_profile`: records (JSON objects).
+    Extract,
+}
+
+impl Task {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Task::Classify => "classify",
+            Task::Extract => "extract",
+        }
+    }
+}
+
+/// Options shared by the adapters.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub task: Task,
+    pub batch_size: usize,
+    pub concurrency: usize,
+    pub timeout: Duration,
+    pub retries: u32,
+    pub base_url: String,
+    pub api_key_env: String,
+    pub prompt_template: Option<String>,
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// One answer of an adapter: the label (or record) and, when the model has a decision API, its
+/// decision on the same text.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Answer {
+    pub output: Label,
+    pub decision: Option<Decision>,
+}
+
+/// What every adapter does: answer a batch of texts, in order.
+pub(crate) trait Backend {
+    /// Answers `texts` (in order, one each). `done(n)` reports `n` more texts answered.
+    fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, String>;
+
+    /// Ends the run cleanly (a subprocess gets end-of-input and is waited for).
+    fn finish(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// What the answers depend on besides the text: the cache key's model part. `None`: the
+    /// adapter is not cached (precomputed predictions).
+    fn identity(&self) -> Option<String>;
+}
+
+/// Checks an extractor's output; `what` names the answer in the error.
+pub(crate) fn check_record(
+    task: Task,
+    output: &Value,
+    what: &dyn Fn() -> String,
+) -> Result<(), String> {
+    if task == Task::Extract && !output.is_object() {
+        return Err(format!(
+            "{}: a record must be a JSON object, got {}",
+            what(),
+            short(&output.to_string())
+        ));
+    }
+    Ok(())
+}
+
+/// `s` cut to 60 characters for a message.
+pub(crate) fn short(s: &str) -> String {
+    if s.chars().count() <= 60 {
+        s.to_owned()
+    } else {
+        let mut out: String = s.chars().take(57).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// The decision an answer line carries: `null` escalates, anything else answers.
+pub(crate) fn decision_of(value: Value) -> Decision {
+    match value {
+        Value::Null => Decision::Escalate,
+        v => Decision::Answer(v),
+    }
+}
+
+struct Inner {
+    backend: Box<dyn Backend>,
+    cache: Option<DiskCache>,
+    /// Decisions by text, kept when the model gives them (only clean texts are asked later, but
+    /// a prediction does not know which stage it is in).
+    decisions: HashMap<Box<str>, Decision>,
+    has_decisions: bool,
+    calls: u64,
+}
+
+/// A model of the command line, usable by the profile functions.
+pub(crate) struct CliModel {
+    name: String,
+    side: Side,
+    progress: Rc<Progress>,
+    inner: RefCell<Inner>,
+}
+
+impl CliModel {
+    /// Opens the adapter `spec` names (a subprocess starts here, once per run).
+    pub(crate) fn open(
+        spec: &ModelSpec,
+        settings: &Settings,
+        side: Side,
+        progress: Rc<Progress>,
+    ) -> anyhow::Result<CliModel> {
+        let name = spec.to_string();
+        let backend: Box<dyn Backend> = match spec {
+            ModelSpec::Cmd { argv, .. } => Box::new(cmd::CmdBackend::start(&name, argv, settings)?),
+            ModelSpec::Http { url } => Box::new(http::HttpBackend::new(&name, url, settings)?),
+            ModelSpec::OpenAi { model } => {
+                Box::new(openai::OpenAiBackend::new(&name, model, settings)?)
+            }
+            ModelSpec::File { path } => Box::new(file::FileBackend::load(&name, path, settings)?),
+        };
+        let cache = match (&settings.cache_dir, backend.identity()) {
+            (Some(dir), Some(identity)) => {
+                let identity = format!("{}\0{identity}", settings.task.name());
+                Some(DiskCache::open(dir, &identity)?)
+            }
+            _ => None,
+        };
+        Ok(CliModel {
+            name,
+            side,
+            progress,
+            inner: RefCell::new(Inner {
+                backend,
+                cache,
+                decisions: HashMap::new(),
+                has_decisions: false,
+                calls: 0,
+            }),
+        })
+    }
+
+    /// Closes the adapter after a successful profile.
+    pub(crate) fn finish(&self) -> anyhow::Result<()> {
+        let mut inner = self.inner.borrow_mut();
+        inner
+            .backend
+            .finish()
+            .map_err(|e| anyhow::anyhow!("{} model `{}`: {e}", self.side, self.name))?;
+        if let Some(cache) = &mut inner.cache {
+            cache
+                .flush()
+                .map_err(|e| anyhow::anyhow!("prediction cache: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Prints the cache's hits and misses on stderr.
+    pub(crate) fn report_cache(&self) {
+        let inner = self.inner.borrow();
+        if let Some(cache) = &inner.cache {
+            eprintln!(
+                "capkit: {} `{}`: prediction cache {} hits, {} misses ({})",
+                self.side,
+                self.name,
+                cache.hits(),
+                cache.misses(),
+                cache.path().display()
+            );
+        }
+    }
+
+    fn predict(&self, texts: &[&str]) -> Result<Vec<Label>, String> {
+        let mut inner = self.inner.borrow_mut();
+        let inner = &mut *inner;
+        inner.calls += 1;
+        let bar = self
+            .progress
+            .stage_bar(self.side, inner.calls, texts.len() as u64);
+        let mut answers: Vec<Option<Answer>> = vec![None; texts.len()];
+        let mut missing: Vec<usize> = Vec::new();
+        match &mut inner.cache {
+            Some(cache) => {
+                for (i, text) in texts.iter().enumerate() {
+                    match cache.get(text) {
+                        Some(hit) => {
+                            answers[i] = Some(Answer {
+                                output: hit.output.clone(),
+                                decision: hit.decision.clone(),
+                            });
+                        }
+                        None => missing.push(i),
+                    }
+                }
+                bar.inc((texts.len() - missing.len()) as u64);
+            }
+            None => missing.extend(0..texts.len()),
+        }
+        if !missing.is_empty() {
+            let asked: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+            let mut done = |n| bar.inc(n);
+            let fresh = inner.backend.answer(&asked, &mut done)?;
+            if fresh.len() != asked.len() {
+                return Err(format!(
+                    "`{}`: {} answers for {} texts",
+                    self.name,
+                    fresh.len(),
+                    asked.len()
+                ));
+            }
+            if let Some(cache) = &mut inner.cache {
+                let entries: Vec<(&str, CachedAnswer)> = asked
+                    .iter()
+                    .zip(&fresh)
+                    .map(|(t, a)| {
+                        (
+                            *t,
+                            CachedAnswer {
+                                output: a.output.clone(),
+                                decision: a.decision.clone(),
+                            },
+                        )
+                    })
+                    .collect();
+                cache
+                    .put_all(entries)
+                    .map_err(|e| format!("prediction cache: {e}"))?;
+            }
+            for (i, answer) in missing.into_iter().zip(fresh) {
+                answers[i] = Some(answer);
+            }
+        }
+        bar.finish();
+        let mut out = Vec::with_capacity(texts.len());
+        for (text, answer) in texts.iter().zip(answers) {
+            let Some(answer) = answer else {
+                return Err(format!("`{}`: no answer for {:?}", self.name, short(text)));
+            };
+            if let Some(decision) = answer.decision {
+                inner.has_decisions = true;
+                inner.decisions.insert((*text).into(), decision);
+            }
+            out.push(answer.output);
+        }
+        Ok(out)
+    }
+
+    fn decide(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, String>> {
+        let inner = self.inner.borrow();
+        if !inner.has_decisions {
+            return None;
+        }
+        Some(
+            texts
+                .iter()
+                .map(|t| {
+                    inner.decisions.get(*t).cloned().ok_or_else(|| {
+                        format!(
+                            "`{}` gave decisions for some texts but none for {:?}",
+                            self.name,
+                            short(t)
+                        )
+                    })
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Model for CliModel {
+    fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
+        self.predict(texts).map_err(ModelError::from)
+    }
+
+    fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
+        self.decide(texts).map(|r| r.map_err(ModelError::from))
+    }
+}
