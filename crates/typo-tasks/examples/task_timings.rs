@@ -14,7 +14,8 @@ use typo_tasks::{Data, Registry};
 
 fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let data = Data::from_json_str(&std::fs::read_to_string(dir.join("data.json")).unwrap()).unwrap();
+    let data =
+        Data::from_json_str(&std::fs::read_to_string(dir.join("data.json")).unwrap()).unwrap();
     let text = std::fs::read_to_string(dir.join("bench_domains2000.txt")).unwrap();
     let names: Vec<&str> = text.split('\n').filter(|l| !l.is_empty()).collect();
     let registry = Registry::new(&data);
@@ -22,7 +23,10 @@ fn main() {
     let rounds = 10;
     let mut rows = Vec::new();
     let (mut wall_total, mut examples, mut variants) = (0.0, 0usize, 0usize);
-    for task in registry.iter().filter(|t| only.is_empty() || only.iter().any(|o| o == t.id)) {
+    for task in registry
+        .iter()
+        .filter(|t| only.is_empty() || only.iter().any(|o| o == t.id))
+    {
         let mut best_wall = f64::INFINITY;
         let (mut ex, mut va) = (0, 0);
         for _ in 0..rounds {
@@ -47,5 +51,7 @@ fn main() {
     for (id, wall, ex, va) in rows {
         println!("{id:<4} {wall:9.2}  {ex:8}  {va:8}");
     }
-    println!("all  {wall_total:9.2}  {examples:8}  {variants:8}   (sum of per-task best of {rounds})");
+    println!(
+        "all  {wall_total:9.2}  {examples:8}  {variants:8}   (sum of per-task best of {rounds})"
+    );
 }

@@ -253,7 +253,9 @@ impl Edits<'_> {
         const PLACEHOLDERS: [char; 4] = ['a', '\u{e9}', '\u{672c}', '\u{10000}'];
         let cell = self.templates.get(len.checked_sub(1)?)?;
         cell.get_or_init(|| {
-            let v = self.splicer.char_at(self.start, self.end, PLACEHOLDERS[len - 1]);
+            let v = self
+                .splicer
+                .char_at(self.start, self.end, PLACEHOLDERS[len - 1]);
             matches!(v.0, Repr::Inline { .. }).then_some(v)
         })
         .as_ref()

@@ -151,6 +151,17 @@ fn laws_hold_on_hostile_inputs() {
         &long_ab,
         &long_emoji,
         &long_mixed,
+        numerals,
+        "ŉ",
+        "\u{1F3F3}\u{FE0F}\u{200D}\u{1F308}",
+        "İstanbul",
+        "ΣΟΦΙΑ",
+        "ǅemal",
+        "ﬁle",
+        "\u{FEFF}x",
+        "a\u{0}b",
+        "\r\n",
+        "a..b--c__d",
     ];
     for input in inputs {
         check_laws(input).unwrap();
