@@ -42,6 +42,16 @@
 //!
 //! Upstream's own English lists are GPL and are used only as test fixtures for conformance.
 //!
+//! # Where this differs from upstream, on purpose
+//!
+//! * The numeral walk (`cns`, `ons`) is exponential in the number of numeral words in a name;
+//!   upstream does not finish on names with 20 or more of them. Here it stops, deterministically,
+//!   after 65,536 variants (every golden set has at most 4,095).
+//! * `sp`'s case mapping uses Rust's Unicode tables (Go 1.23 has Unicode 15.0): letters added to
+//!   Unicode since then case-map here and not upstream. No golden input has one.
+//!
+//! Everything else agrees output for output with the goldens (`tests/golden_generators.rs`).
+//!
 //! ```
 //! use typo_tasks::{Data, Registry};
 //! let registry = Registry::new(&Data::english());

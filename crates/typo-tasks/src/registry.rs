@@ -226,6 +226,14 @@ mod tests {
     }
 
     #[test]
+    fn tasks_can_be_shared_across_threads() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Registry>();
+        assert_send_sync::<Task>();
+        assert_send_sync::<crate::Variant>();
+    }
+
+    #[test]
     fn iteration_is_in_id_order() {
         let reg = Registry::new(&Data::english());
         let ids: Vec<&str> = reg.iter().map(|t| t.id).collect();
