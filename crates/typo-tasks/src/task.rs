@@ -237,11 +237,7 @@ impl Task {
                 true
             }
             Generator::Aci(k) => {
-                ordered::insert_chars_at(
-                    input,
-                    &mut keys::adjacent_insertion_pairs(input, k),
-                    &mut out,
-                );
+                keys::adjacent_insertion_sorted(input, k, &mut out);
                 true
             }
             generator => {

@@ -80,8 +80,79 @@ pub(crate) fn adjacent_substitution(t: &str, keys: &Neighbours, out: &mut Vec<Va
     }
 }
 
+/// `aci`, emitted sorted: gap `g` receives the neighbours of the rune after it (`t[g]`, inserted
+/// before it) and of the rune before it (`t[g-1]`, inserted after it). Inserting `t[g]` itself
+/// at `g` is the same string as inserting it at `g + 1`, so it is carried there (and further
+/// while the runes repeat); the carry is always the single char `t[g]`, so the per-gap sets are
+/// merges of two sorted lists, never a sort.
+pub(crate) fn adjacent_insertion_sorted(t: &str, keys: &Neighbours, out: &mut Vec<Variant>) {
+    let chars: Vec<char> = t.chars().collect();
+    let n = chars.len();
+    let mut flat: Vec<char> = Vec::with_capacity(8 * (n + 1));
+    let mut ranges: Vec<(usize, usize)> = Vec::with_capacity(n + 1);
+    let mut carry: Option<char> = None;
+    for g in 0..=n {
+        let after = chars.get(g).map_or(&[][..], |&c| keys.sorted_of(c));
+        let before = g
+            .checked_sub(1)
+            .and_then(|p| chars.get(p))
+            .map_or(&[][..], |&c| keys.sorted_of(c));
+        let start = flat.len();
+        merge_union(after, before, carry, &mut flat);
+        carry = None;
+        if let Some(&c) = chars.get(g)
+            && let Some(at) = flat[start..].iter().position(|&k| k == c)
+        {
+            flat.remove(start + at);
+            carry = Some(c);
+        }
+        ranges.push((start, flat.len()));
+    }
+    super::ordered::insert_char_sets(
+        t,
+        |g| ranges.get(g).map_or(&[][..], |&(a, b)| &flat[a..b]),
+        out,
+    );
+}
+
+/// Appends the sorted union of sorted `a`, sorted `b` and `extra` to `out`.
+fn merge_union(a: &[char], b: &[char], extra: Option<char>, out: &mut Vec<char>) {
+    let start = out.len();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x == y => {
+                i += 1;
+                j += 1;
+                x
+            }
+            (Some(&x), Some(&y)) if x < y => {
+                i += 1;
+                x
+            }
+            (Some(&x), None) => {
+                i += 1;
+                x
+            }
+            (_, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (None, None) => break,
+        };
+        out.push(next);
+    }
+    if let Some(e) = extra {
+        let tail = &out[start..];
+        if let Err(at) = tail.binary_search(&e) {
+            out.insert(start + at, e);
+        }
+    }
+}
+
 /// `aci` as `(gap, key)` insertions: each neighbour before (gap `i`) and after (gap `i + 1`) its
-/// rune, for [`ordered::insert_chars_at`](super::ordered::insert_chars_at).
+/// rune (the form the general [`insert_chars_at`](super::ordered::insert_chars_at) takes).
+#[cfg(test)]
 pub(crate) fn adjacent_insertion_pairs(t: &str, keys: &Neighbours) -> Vec<(usize, char)> {
     let mut pairs = Vec::new();
     for (i, c) in t.chars().enumerate() {
@@ -175,7 +246,20 @@ mod tests {
     fn sorted_emission_matches_the_reference() {
         use crate::generate::{finish, ordered};
         let kb = qwerty();
-        for t in ["", "a", "google.com", "aaa", " x ", "0p-", "münchen", "qaz"] {
+        for t in [
+            "",
+            "a",
+            "google.com",
+            "aaa",
+            " x ",
+            "0p-",
+            "münchen",
+            "qaz",
+            "qqwwq",
+            "asas",
+            "  ",
+            "p0p",
+        ] {
             let mut raw = Vec::new();
             adjacent_substitution(t, &kb, &mut raw);
             let mut fast = Vec::new();
@@ -185,7 +269,11 @@ mod tests {
             adjacent_insertion(t, &kb, &mut raw);
             let mut fast = Vec::new();
             ordered::insert_chars_at(t, &mut adjacent_insertion_pairs(t, &kb), &mut fast);
-            assert_eq!(fast, finish(raw, t), "aci {t:?}");
+            let reference = finish(raw, t);
+            assert_eq!(fast, reference, "aci {t:?}");
+            let mut sorted = Vec::new();
+            adjacent_insertion_sorted(t, &kb, &mut sorted);
+            assert_eq!(sorted, reference, "aci sorted {t:?}");
         }
     }
 

@@ -85,9 +85,49 @@ pub(crate) fn insert_chars_everywhere(t: &str, set: &[char], out: &mut Vec<Varia
     }
 }
 
-/// Insertions given as `(gap, k)` pairs (any order, duplicates allowed; `gap <= n`).
-pub(crate) fn insert_chars_at(t: &str, pairs: &mut Vec<(usize, char)>, out: &mut Vec<Variant>) {
+/// Insertions of the characters of `set(g)` at each gap `g` (`0..=n`). Each set must be sorted,
+/// unique and, for `g < n`, must not contain `t[g]` (that insertion is the same string as one at
+/// `g + 1`; callers move it there).
+pub(crate) fn insert_char_sets<'a>(
+    t: &str,
+    set: impl Fn(usize) -> &'a [char],
+    out: &mut Vec<Variant>,
+) {
     let (bounds, chars) = split_chars(t);
+    let n = chars.len();
+    let sp = Splicer::new(t);
+    for (g, &c) in chars.iter().enumerate() {
+        let s = set(g);
+        let low = &s[..s.partition_point(|&k| k < c)];
+        if !low.is_empty() {
+            let e = sp.at(bounds[g], bounds[g]);
+            for &k in low {
+                e.push_with(k, out);
+            }
+        }
+    }
+    let e = sp.at(t.len(), t.len());
+    for &k in set(n) {
+        e.push_with(k, out);
+    }
+    for (g, &c) in chars.iter().enumerate().rev() {
+        let s = set(g);
+        let high = &s[s.partition_point(|&k| k <= c)..];
+        if !high.is_empty() {
+            let e = sp.at(bounds[g], bounds[g]);
+            for &k in high {
+                e.push_with(k, out);
+            }
+        }
+    }
+}
+
+/// Insertions given as `(gap, k)` pairs (any order, duplicates allowed; `gap <= n`): moves each
+/// to its rightmost equivalent gap, groups by gap and emits with [`insert_char_sets`]. The
+/// general (sorting) form; `aci` builds its sets without sorting.
+#[cfg(test)]
+pub(crate) fn insert_chars_at(t: &str, pairs: &mut Vec<(usize, char)>, out: &mut Vec<Variant>) {
+    let chars: Vec<char> = t.chars().collect();
     let n = chars.len();
     for (gap, k) in pairs.iter_mut() {
         while *gap < n && chars[*gap] == *k {
@@ -96,29 +136,10 @@ pub(crate) fn insert_chars_at(t: &str, pairs: &mut Vec<(usize, char)>, out: &mut
     }
     pairs.sort_unstable();
     pairs.dedup();
-    let sp = Splicer::new(t);
-    // Each gap's run of pairs, in gap order.
-    let mut runs: Vec<(usize, &[(usize, char)])> = Vec::new();
-    let mut rest = &pairs[..];
-    while let Some(&(g, _)) = rest.first() {
-        let len = rest.partition_point(|&(h, _)| h == g);
-        let (run, tail) = rest.split_at(len);
-        runs.push((g, run));
-        rest = tail;
-    }
-    for &(g, run) in &runs {
-        let e = sp.at(bounds[g], bounds[g]);
-        for &(_, k) in run.iter().filter(|&&(_, k)| g == n || k < chars[g]) {
-            e.push_with(k, out);
-        }
-    }
-    // High parts in decreasing gap order, each gap's run ascending.
-    for &(g, run) in runs.iter().rev().filter(|(g, _)| *g < n) {
-        let e = sp.at(bounds[g], bounds[g]);
-        for &(_, k) in run.iter().filter(|&&(_, k)| k > chars[g]) {
-            e.push_with(k, out);
-        }
-    }
+    let sets: Vec<Vec<char>> = (0..=n)
+        .map(|g| pairs.iter().filter(|p| p.0 == g).map(|p| p.1).collect())
+        .collect();
+    insert_char_sets(t, |g| sets.get(g).map_or(&[][..], Vec::as_slice), out);
 }
 
 /// One character's replacement strings, prepared once for [`substitute_prepared`]: split by
