@@ -173,28 +173,34 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         &settings,
         suite_core::Side::Student,
         Rc::clone(&progress),
-    )?;
+    )
+    .context("--student")?;
     let teacher = CliModel::open(
         &teacher_spec,
         &settings,
         suite_core::Side::Teacher,
         Rc::clone(&progress),
-    )?;
+    )
+    .context("--teacher")?;
 
+    // The profile errors' messages already contain their sources: flattened to one message so
+    // the one-line error does not repeat them.
+    let flat = |e: &dyn std::fmt::Display| anyhow::Error::msg(e.to_string());
     let mut json = match task {
-        Task::Classify => serde_json::to_value(capture::capture_profile(
-            &student,
-            &teacher,
-            &texts.texts,
-            &suite,
-        )?)?,
-        Task::Extract => serde_json::to_value(extractive::extractive_capture_profile(
-            &student,
-            &teacher,
-            &texts.texts,
-            &suite,
-            fields,
-        )?)?,
+        Task::Classify => serde_json::to_value(
+            capture::capture_profile(&student, &teacher, &texts.texts, &suite)
+                .map_err(|e| flat(&e))?,
+        )?,
+        Task::Extract => serde_json::to_value(
+            extractive::extractive_capture_profile(
+                &student,
+                &teacher,
+                &texts.texts,
+                &suite,
+                fields,
+            )
+            .map_err(|e| flat(&e))?,
+        )?,
     };
     progress.finish();
     student.finish()?;

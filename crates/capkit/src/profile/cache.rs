@@ -44,6 +44,8 @@ pub(crate) struct DiskCache {
     prefix: blake3::Hasher,
     entries: HashMap<[u8; 32], CachedAnswer>,
     file: Option<File>,
+    /// The file ends in a torn line: start the next append on a fresh line.
+    torn: bool,
     hits: u64,
     misses: u64,
 }
@@ -60,10 +62,20 @@ impl DiskCache {
         let dir = dir.join("predictions");
         let path = dir.join(format!("{}.jsonl", file_key.to_hex()));
         let mut entries = HashMap::new();
+        let mut torn = false;
         match File::open(&path) {
             Ok(f) => {
-                for line in BufReader::new(f).split(b'\n') {
-                    let line = line.with_context(|| format!("reading {}", path.display()))?;
+                let mut reader = BufReader::new(f);
+                let mut line = Vec::new();
+                loop {
+                    line.clear();
+                    let n = reader
+                        .read_until(b'\n', &mut line)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    if n == 0 {
+                        break;
+                    }
+                    torn = line.last() != Some(&b'\n');
                     if let Some((key, answer)) = parse_line(&line) {
                         entries.insert(key, answer);
                     }
@@ -79,6 +91,7 @@ impl DiskCache {
             prefix,
             entries,
             file: None,
+            torn,
             hits: 0,
             misses: 0,
         })
@@ -143,6 +156,9 @@ impl DiskCache {
                 .open(&self.path)
                 .with_context(|| format!("opening {}", self.path.display()))?;
             self.file = Some(f);
+        }
+        if std::mem::take(&mut self.torn) {
+            buf.insert(0, b'\n');
         }
         if let Some(f) = &mut self.file {
             f.write_all(&buf)
@@ -221,9 +237,20 @@ mod tests {
         f.write_all(b"{\"k\": \"12").unwrap();
         drop(f);
         let mut c = DiskCache::open(&dir, "m").unwrap();
+        c.put_all([(
+            "c",
+            CachedAnswer {
+                output: json!(3),
+                decision: None,
+            },
+        )])
+        .unwrap();
+        drop(c);
+        let mut c = DiskCache::open(&dir, "m").unwrap();
+        assert_eq!(c.get("c").unwrap().output, json!(3));
         assert_eq!(c.get("a").unwrap().decision, Some(Decision::Escalate));
         assert_eq!(c.get("b").unwrap().output, json!({"x": 1}));
-        assert_eq!((c.hits(), c.misses()), (2, 0));
+        assert_eq!((c.hits(), c.misses()), (3, 0));
         let mut other = DiskCache::open(&dir, "m2").unwrap();
         assert!(other.get("a").is_none());
         let _ = std::fs::remove_dir_all(&dir);

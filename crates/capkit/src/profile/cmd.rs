@@ -46,7 +46,6 @@ pub(crate) struct CmdBackend {
     line: u64,
     /// Whether answers carry `decision` (fixed by the first answer).
     decisions: Option<bool>,
-    files: Vec<(String, String)>,
 }
 
 #[derive(Deserialize)]
@@ -138,18 +137,6 @@ impl CmdBackend {
                 t.push_back(line);
             }
         });
-        // Files named on the command line (the model's script, its weights…) are part of the
-        // cache identity, so editing the model invalidates its cached answers.
-        let files = args
-            .iter()
-            .chain(std::iter::once(program))
-            .filter_map(|a| {
-                let meta = std::fs::metadata(a).ok()?;
-                (meta.is_file() && meta.len() <= 1 << 26).then_some(a)?;
-                let bytes = std::fs::read(a).ok()?;
-                Some((a.clone(), blake3::hash(&bytes).to_hex().to_string()))
-            })
-            .collect();
         Ok(CmdBackend {
             name: name.to_owned(),
             argv: argv.to_vec(),
@@ -165,7 +152,6 @@ impl CmdBackend {
             next_id: 0,
             line: 0,
             decisions: None,
-            files,
         })
     }
 
@@ -443,12 +429,13 @@ impl Backend for CmdBackend {
         }
     }
 
+    /// The argv: the cache cannot see a model's code change, so a changed model needs a changed
+    /// spec (a version argument, say) or `--no-cache`.
     fn identity(&self) -> Option<String> {
-        let mut id = serde_json::to_string(&self.argv).unwrap_or_default();
-        for (file, hash) in &self.files {
-            id.push_str(&format!("\0{file}={hash}"));
-        }
-        Some(id)
+        Some(format!(
+            "cmd\0{}",
+            serde_json::to_string(&self.argv).unwrap_or_default()
+        ))
     }
 }
 

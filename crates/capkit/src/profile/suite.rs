@@ -53,8 +53,9 @@ pub(crate) fn load(path: Option<&Path>) -> anyhow::Result<(SuiteSpec, SuiteSourc
             let bytes =
                 std::fs::read(path).with_context(|| format!("--suite {}", path.display()))?;
             let text = String::from_utf8_lossy(&bytes);
-            let spec =
-                SuiteSpec::from_json_str(&text).with_context(|| format!("{}", path.display()))?;
+            // The spec error's message contains its source: one message, not a repeated chain.
+            let spec = SuiteSpec::from_json_str(&text)
+                .map_err(|e| anyhow::anyhow!("--suite {}: {e}", path.display()))?;
             Ok((
                 spec,
                 SuiteSource {
@@ -74,7 +75,7 @@ pub(crate) fn build(
     spec: &SuiteSpec,
     tracker: Arc<AtomicUsize>,
 ) -> anyhow::Result<CapabilitySuite> {
-    let built = spec.build().context("--suite")?;
+    let built = spec.build().map_err(|e| anyhow::anyhow!("--suite: {e}"))?;
     let mut suite = CapabilitySuite::new();
     let mut stage = 0;
     for (name, transform) in built.corruptions() {
