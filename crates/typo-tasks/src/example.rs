@@ -31,6 +31,33 @@ impl Example {
     pub fn expect_set(&self) -> &[Variant] {
         self.expect.as_deref().unwrap_or(&[])
     }
+
+    /// A borrowed view of this example.
+    pub fn view(&self) -> ExampleRef<'_> {
+        ExampleRef {
+            task: &self.task,
+            input: &self.input,
+            expect: self.expect.as_deref(),
+            split: &self.split,
+            source: &self.source,
+        }
+    }
+}
+
+/// An [`Example`] by reference: what a streaming writer encodes without copying the input,
+/// task id and source into every example.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExampleRef<'a> {
+    /// The task id.
+    pub task: &'a str,
+    /// The input name.
+    pub input: &'a str,
+    /// The expected set; `None` is written as `null`.
+    pub expect: Option<&'a [Variant]>,
+    /// The split, or empty.
+    pub split: &'a str,
+    /// The source, or empty.
+    pub source: &'a str,
 }
 
 /// The examples whose split is exactly `split`, in order. `filter(x, "")` gives the examples

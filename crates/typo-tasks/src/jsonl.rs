@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use crate::{Example, HarnessError, Variant};
+use crate::{Example, ExampleRef, HarnessError, Variant};
 
 /// The longest JSONL line [`JsonlReader`] accepts, newline included: 8 MiB, as upstream.
 pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
@@ -33,14 +33,14 @@ pub fn check_representable(example: &Example) -> Result<(), HarnessError> {
     if representable(example) {
         Ok(())
     } else {
-        Err(not_representable(example))
+        Err(not_representable(&example.view()))
     }
 }
 
-fn not_representable(example: &Example) -> HarnessError {
+fn not_representable(example: &ExampleRef<'_>) -> HarnessError {
     HarnessError::NotRepresentable {
-        task: example.task.clone(),
-        input: example.input.clone(),
+        task: example.task.to_owned(),
+        input: example.input.to_owned(),
     }
 }
 
@@ -55,6 +55,11 @@ fn not_representable(example: &Example) -> HarnessError {
 /// assert_eq!(out, b"{\"task\":\"co\",\"input\":\"a\\u0026b\",\"expect\":null}\n");
 /// ```
 pub fn encode_example(example: &Example, out: &mut Vec<u8>) -> Result<(), HarnessError> {
+    encode_example_ref(&example.view(), out)
+}
+
+/// [`encode_example`] for a borrowed example.
+pub fn encode_example_ref(example: &ExampleRef<'_>, out: &mut Vec<u8>) -> Result<(), HarnessError> {
     // One pass: encode while noting non-ASCII members, validate only those, and roll back on
     // refusal.
     let start = out.len();
@@ -68,14 +73,14 @@ pub fn encode_example(example: &Example, out: &mut Vec<u8>) -> Result<(), Harnes
 
 /// Encodes `e`; with `validate`, returns false when a member of its set is not valid UTF-8 (the
 /// bytes written are then not valid JSON and must be discarded).
-fn encode_raw(e: &Example, out: &mut Vec<u8>, validate: bool) -> bool {
+fn encode_raw(e: &ExampleRef<'_>, out: &mut Vec<u8>, validate: bool) -> bool {
     let mut valid = true;
     out.extend_from_slice(b"{\"task\":");
-    push_json_str(out, &e.task);
+    push_json_str(out, e.task);
     out.extend_from_slice(b",\"input\":");
-    push_json_str(out, &e.input);
+    push_json_str(out, e.input);
     out.extend_from_slice(b",\"expect\":");
-    match &e.expect {
+    match e.expect {
         None => out.extend_from_slice(b"null"),
         Some(set) => {
             out.push(b'[');
@@ -93,11 +98,11 @@ fn encode_raw(e: &Example, out: &mut Vec<u8>, validate: bool) -> bool {
     }
     if !e.split.is_empty() {
         out.extend_from_slice(b",\"split\":");
-        push_json_str(out, &e.split);
+        push_json_str(out, e.split);
     }
     if !e.source.is_empty() {
         out.extend_from_slice(b",\"source\":");
-        push_json_str(out, &e.source);
+        push_json_str(out, e.source);
     }
     out.extend_from_slice(b"}\n");
     valid
@@ -115,7 +120,7 @@ pub fn write_jsonl<W: Write>(w: W, examples: &[Example]) -> Result<(), HarnessEr
     for e in examples {
         line.clear();
         // Checked above.
-        encode_raw(e, &mut line, false);
+        encode_raw(&e.view(), &mut line, false);
         w.write_all(&line).map_err(|source| HarnessError::Write {
             task: e.task.clone(),
             input: e.input.clone(),

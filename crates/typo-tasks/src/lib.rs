@@ -124,11 +124,11 @@ pub use task::{CATALOG, Table, Task, TaskInfo, task_info};
 pub use variant::Variant;
 
 pub use emit::{emit, emit_input, emit_with_empty};
-pub use example::{Example, filter};
+pub use example::{Example, ExampleRef, filter};
 pub use harness_error::HarnessError;
 pub use jsonl::{
-    JsonlReader, MAX_LINE_BYTES, check_representable, encode_example, parse_line, push_json_str,
-    read_jsonl, representable, write_jsonl,
+    JsonlReader, MAX_LINE_BYTES, check_representable, encode_example, encode_example_ref,
+    parse_line, push_json_str, read_jsonl, representable, write_jsonl,
 };
 pub use score::{ScoreResult, Summarizer, Summary, Tally, score, score_against, summarize};
 pub use select::select;

@@ -13,8 +13,8 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use typo_tasks::{
-    Example, FingerprintWriter, HarnessError, Needs, Ratio, Splitter, StatsBuilder, Task,
-    encode_example,
+    ExampleRef, FingerprintWriter, HarnessError, Needs, Ratio, Splitter, StatsBuilder, Task,
+    encode_example_ref,
 };
 
 use super::names::Names;
@@ -123,14 +123,14 @@ fn emit_name(
             continue;
         }
         let variants = expect.len();
-        let example = Example {
-            task: task.id.to_owned(),
-            input: name.to_owned(),
-            expect: (!expect.is_empty()).then_some(expect),
-            split: split.to_owned(),
-            source: source.to_owned(),
+        let example = ExampleRef {
+            task: task.id,
+            input: name,
+            expect: (!expect.is_empty()).then_some(expect.as_slice()),
+            split,
+            source,
         };
-        match encode_example(&example, &mut out.bytes) {
+        match encode_example_ref(&example, &mut out.bytes) {
             Ok(()) => out.facts.push((i, variants)),
             Err(_) if drop => out.dropped.push(i),
             Err(err) => {
