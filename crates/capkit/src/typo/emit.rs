@@ -25,6 +25,10 @@ use super::{RegistryArgs, display, needs_heading, select_tasks};
 /// enough that a batch's output (a few MB) bounds memory.
 const CHUNK: usize = 256;
 
+/// Estimated output bytes per chunk (see [`output_estimate`](super::names::output_estimate)):
+/// chunks of long names hold fewer names, so memory stays bounded whatever the name lengths.
+const CHUNK_BUDGET: u64 = 32 << 20;
+
 /// Arguments of `capkit typo emit`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct EmitArgs {
@@ -184,12 +188,16 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| "stdout".to_owned());
     // A writer thread takes each name's bytes in corpus order, so writing (and fingerprinting)
     // overlaps the generation of the next chunk. The channel is bounded: memory stays bounded.
-    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(2 * CHUNK);
+    // One chunk in flight: memory is at most the chunk being generated, one queued and the one
+    // being written.
+    let (tx, rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(1);
     let written = std::thread::scope(|scope| -> anyhow::Result<FingerprintWriter<Sink>> {
         let writer = scope.spawn(move || -> std::io::Result<FingerprintWriter<Sink>> {
             let mut out = FingerprintWriter::new(sink);
-            for bytes in rx {
-                out.write_all(&bytes)?;
+            for chunk in rx {
+                for bytes in chunk {
+                    out.write_all(&bytes)?;
+                }
             }
             Ok(out)
         });
@@ -197,7 +205,7 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
             let mut chunk = Vec::with_capacity(CHUNK);
             loop {
                 chunk.clear();
-                let consumed = names.next_chunk(CHUNK, &mut chunk)?;
+                let consumed = names.next_chunk(CHUNK, CHUNK_BUDGET, &mut chunk)?;
                 if consumed == 0 {
                     return Ok(());
                 }
@@ -215,6 +223,7 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
                         )
                     })
                     .collect();
+                let mut buffers = Vec::with_capacity(outs.len());
                 for (o, (_, name)) in outs.into_iter().zip(&chunk) {
                     if let Some(err) = o.refused {
                         let what = match &err {
@@ -236,10 +245,11 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
                     for i in o.dropped {
                         *dropped.entry(tasks[i].id).or_default() += 1;
                     }
-                    if tx.send(o.bytes).is_err() {
-                        // The writer stopped on an error; it is reported below.
-                        return Ok(());
-                    }
+                    buffers.push(o.bytes);
+                }
+                if tx.send(buffers).is_err() {
+                    // The writer stopped on an error; it is reported below.
+                    return Ok(());
                 }
                 bar.inc(consumed);
             }

@@ -59,15 +59,18 @@ impl Names {
         &self.label
     }
 
-    /// Appends up to `max` `(line number, name)` pairs to `out`; returns the bytes consumed
-    /// (0 at the end).
+    /// Appends `(line number, name)` pairs to `out` until it holds `max` names or their
+    /// estimated output reaches `budget` bytes (at least one name is always taken); returns the
+    /// bytes consumed (0 at the end).
     pub(crate) fn next_chunk(
         &mut self,
         max: usize,
+        budget: u64,
         out: &mut Vec<(usize, String)>,
     ) -> anyhow::Result<u64> {
         let mut consumed = 0u64;
-        while out.len() < max {
+        let mut weight = 0u64;
+        while out.len() < max && weight < budget {
             self.buf.clear();
             let n = self
                 .reader
@@ -104,8 +107,17 @@ impl Names {
                     self.label, self.line
                 );
             }
+            weight = weight.saturating_add(output_estimate(name.len()));
             out.push((self.line, name));
         }
         Ok(consumed)
     }
+}
+
+/// A generous estimate of the JSONL bytes all tasks emit for a name of `len` bytes: the grapheme
+/// tasks alone write about 2 × 26 × len variants of about len bytes each, so output grows with
+/// the square of the length, and chunks of long names must be smaller to keep memory bounded.
+pub(crate) fn output_estimate(len: usize) -> u64 {
+    let len = len as u64 + 1;
+    len.saturating_mul(len).saturating_mul(128)
 }
