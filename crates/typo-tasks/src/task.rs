@@ -198,6 +198,26 @@ impl Task {
                 out = rules::bit_flipping(input);
                 false
             }
+            Generator::Co => {
+                ordered::deletions(input, &mut out);
+                true
+            }
+            Generator::Cs => {
+                ordered::swaps(input, &mut out);
+                true
+            }
+            Generator::Cr => {
+                ordered::repetitions(input, &mut out);
+                true
+            }
+            Generator::Hi => {
+                ordered::insert_chars_everywhere(input, &['-'], &mut out);
+                true
+            }
+            Generator::Di => {
+                ordered::inner_dots(input, &mut out);
+                true
+            }
             Generator::Gi(g) => match g.chars() {
                 Some(set) => {
                     ordered::insert_chars_everywhere(input, set, &mut out);
@@ -242,12 +262,7 @@ impl Task {
             }
             generator => {
                 match generator {
-                    Generator::Co => rules::character_omission(input, &mut out),
-                    Generator::Cs => rules::character_swapping(input, &mut out),
-                    Generator::Cr => rules::character_repetition(input, &mut out),
-                    Generator::Hi => rules::hyphen_insertion(input, &mut out),
                     Generator::Ho => rules::hyphen_omission(input, &mut out),
-                    Generator::Di => rules::dot_insertion(input, &mut out),
                     Generator::Do => rules::dot_omission(input, &mut out),
                     Generator::Dhs => rules::dot_hyphen_substitution(input, &mut out),
                     Generator::Tos => rules::token_order_swap(input, &mut out),
@@ -261,6 +276,11 @@ impl Task {
                     Generator::Rar(k) => keys::repetition_adjacent_replacement(input, k, &mut out),
                     // Handled above.
                     Generator::Bf
+                    | Generator::Co
+                    | Generator::Cs
+                    | Generator::Cr
+                    | Generator::Hi
+                    | Generator::Di
                     | Generator::Gi(_)
                     | Generator::Gr(_)
                     | Generator::Vs(_)

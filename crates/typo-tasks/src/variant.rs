@@ -90,6 +90,28 @@ impl Variant {
         Variant(Repr::Text(s.into_boxed_str()))
     }
 
+    /// Pushes the concatenation of `parts` onto `out`, writing a short one in place (see
+    /// [`Edits::push_with`] for why not build-then-move).
+    pub(crate) fn push_concat(out: &mut Vec<Variant>, parts: &[&str]) {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        if total > INLINE {
+            out.push(Variant::concat(parts));
+            return;
+        }
+        out.push(Variant(Repr::Inline {
+            len: 0,
+            buf: [0; INLINE],
+        }));
+        if let Some(Variant(Repr::Inline { len, buf })) = out.last_mut() {
+            *len = total as u8;
+            let mut at = 0;
+            for p in parts {
+                buf[at..at + p.len()].copy_from_slice(p.as_bytes());
+                at += p.len();
+            }
+        }
+    }
+
     /// The concatenation of byte `parts` (for `bf`), valid UTF-8 or not.
     pub(crate) fn concat_bytes(parts: &[&[u8]]) -> Self {
         if let Some(v) = Self::try_inline(parts) {
@@ -225,6 +247,9 @@ impl<'a> Splicer<'a> {
     }
 }
 
+/// An inline edit: its length and zero-padded bytes.
+type Template = (u8, [u8; INLINE]);
+
 /// The edits of one position of a [`Splicer`]'s name: an edit by a `k` of `L` UTF-8 bytes is a
 /// copy of a precomputed inline template (built once per position and length) with those bytes
 /// set, so the common case is a few stores and no copying loop.
@@ -233,7 +258,7 @@ pub(crate) struct Edits<'s> {
     start: usize,
     end: usize,
     /// `templates[L - 1]`: the edit with a placeholder of `L` bytes, when it fits inline.
-    templates: [OnceCell<Option<Variant>>; 4],
+    templates: [OnceCell<Option<Template>>; 4],
 }
 
 impl Splicer<'_> {
@@ -249,30 +274,40 @@ impl Splicer<'_> {
 }
 
 impl Edits<'_> {
-    fn template(&self, len: usize) -> Option<&Variant> {
+    fn template(&self, len: usize) -> Option<&Template> {
         const PLACEHOLDERS: [char; 4] = ['a', '\u{e9}', '\u{672c}', '\u{10000}'];
         let cell = self.templates.get(len.checked_sub(1)?)?;
         cell.get_or_init(|| {
-            let v = self
+            match self
                 .splicer
-                .char_at(self.start, self.end, PLACEHOLDERS[len - 1]);
-            matches!(v.0, Repr::Inline { .. }).then_some(v)
+                .char_at(self.start, self.end, PLACEHOLDERS[len - 1])
+                .0
+            {
+                Repr::Inline { len, buf } => Some((len, buf)),
+                _ => None,
+            }
         })
         .as_ref()
     }
 
-    /// Pushes `t[..start] + k + t[end..]`. The template is copied into place first and the bytes
-    /// set there, so nothing reads back a partly overwritten value (a store-forwarding stall
-    /// that otherwise costs more than the whole edit).
+    /// Pushes `t[..start] + k + t[end..]`. An empty inline variant is pushed, and the template
+    /// and then `k`'s bytes are written into it in place: building the value first and moving it
+    /// in would read back a partly overwritten temporary, a store-forwarding stall that costs
+    /// more than the whole edit.
     pub(crate) fn push_with(&self, k: char, out: &mut Vec<Variant>) {
         let mut kb = [0u8; 4];
         let k = k.encode_utf8(&mut kb).as_bytes();
-        if let Some(template) = self.template(k.len()) {
-            out.push(template.clone());
-            if let Some(Variant(Repr::Inline { buf, .. })) = out.last_mut()
-                && let Some(slot) = buf.get_mut(self.start..self.start + k.len())
-            {
-                slot.copy_from_slice(k);
+        if let Some((template_len, template)) = self.template(k.len()) {
+            out.push(Variant(Repr::Inline {
+                len: 0,
+                buf: [0; INLINE],
+            }));
+            if let Some(Variant(Repr::Inline { len, buf })) = out.last_mut() {
+                *len = *template_len;
+                *buf = *template;
+                if let Some(slot) = buf.get_mut(self.start..self.start + k.len()) {
+                    slot.copy_from_slice(k);
+                }
             }
             return;
         }

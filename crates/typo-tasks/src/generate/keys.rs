@@ -1,7 +1,7 @@
 //! Keyboard generators (Needs = keyboard): `acs aci rar`.
 
 #[cfg(test)]
-use super::concat3;
+use super::push3;
 use super::{CharMap, boundaries};
 use crate::Variant;
 
@@ -75,7 +75,7 @@ pub(crate) fn adjacent_substitution(t: &str, keys: &Neighbours, out: &mut Vec<Va
     for (i, c) in t.char_indices() {
         let (head, tail) = (&t[..i], &t[i + c.len_utf8()..]);
         for &k in keys.of(c) {
-            out.push(concat3(head, k.encode_utf8(&mut buf), tail));
+            push3(out, head, k.encode_utf8(&mut buf), tail);
         }
     }
 }

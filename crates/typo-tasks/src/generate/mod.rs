@@ -118,6 +118,11 @@ pub(crate) fn concat3(a: &str, b: &str, c: &str) -> Variant {
     Variant::concat(&[a, b, c])
 }
 
+/// Pushes `a + b + c` onto `out` (written in place when short).
+pub(crate) fn push3(out: &mut Vec<Variant>, a: &str, b: &str, c: &str) {
+    Variant::push_concat(out, &[a, b, c]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

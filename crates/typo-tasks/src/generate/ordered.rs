@@ -22,7 +22,7 @@
 //! Every function here appends a finished set (sorted, unique, no `""`, not the input) to an
 //! empty `out`. Unit tests check each against the generic generate-then-sort path.
 
-use super::{concat3, split_chars};
+use super::{concat3, push3, split_chars};
 use crate::Variant;
 use crate::variant::Splicer;
 
@@ -142,6 +142,92 @@ pub(crate) fn insert_chars_at(t: &str, pairs: &mut Vec<(usize, char)>, out: &mut
     insert_char_sets(t, |g| sets.get(g).map_or(&[][..], Vec::as_slice), out);
 }
 
+/// `co`, sorted: deleting rune `i` is decided against later deletions by `t[i + 1]` vs `t[i]`
+/// (and equal neighbours give the same string, emitted once, at the later position).
+pub(crate) fn deletions(t: &str, out: &mut Vec<Variant>) {
+    let (b, chars) = split_chars(t);
+    let n = chars.len();
+    if n < 2 {
+        return;
+    }
+    let delete =
+        |i: usize, out: &mut Vec<Variant>| Variant::push_concat(out, &[&t[..b[i]], &t[b[i + 1]..]]);
+    for i in 0..n - 1 {
+        if chars[i + 1] < chars[i] {
+            delete(i, out);
+        }
+    }
+    delete(n - 1, out);
+    for i in (0..n - 1).rev() {
+        if chars[i + 1] > chars[i] {
+            delete(i, out);
+        }
+    }
+}
+
+/// `cs`, sorted: swapping runes `i` and `i + 1` is decided at `i` by the same comparison; equal
+/// neighbours swap to the input itself and are skipped.
+pub(crate) fn swaps(t: &str, out: &mut Vec<Variant>) {
+    let (b, chars) = split_chars(t);
+    let n = chars.len();
+    let swap = |i: usize, out: &mut Vec<Variant>| {
+        Variant::push_concat(
+            out,
+            &[
+                &t[..b[i]],
+                &t[b[i + 1]..b[i + 2]],
+                &t[b[i]..b[i + 1]],
+                &t[b[i + 2]..],
+            ],
+        );
+    };
+    for i in 0..n.saturating_sub(1) {
+        if chars[i + 1] < chars[i] {
+            swap(i, out);
+        }
+    }
+    for i in (0..n.saturating_sub(1)).rev() {
+        if chars[i + 1] > chars[i] {
+            swap(i, out);
+        }
+    }
+}
+
+/// `cr`, sorted: repeating rune `i` inserts a copy of it at gap `i + 1`; moved right past equal
+/// runes, each run of equal runes gives one insertion, at the gap after the run.
+pub(crate) fn repetitions(t: &str, out: &mut Vec<Variant>) {
+    let chars: Vec<char> = t.chars().collect();
+    insert_char_sets(
+        t,
+        |g| match g.checked_sub(1).and_then(|p| chars.get(p)) {
+            Some(prev) if chars.get(g) != Some(prev) => std::slice::from_ref(prev),
+            _ => &[],
+        },
+        out,
+    );
+}
+
+/// `di`, sorted: a dot at every inner gap (the candidates at both ends start or end with a dot,
+/// and an input that does already gives nothing), moved right past dots.
+pub(crate) fn inner_dots(t: &str, out: &mut Vec<Variant>) {
+    if t.is_empty() || t.starts_with('.') || t.ends_with('.') {
+        return;
+    }
+    let chars: Vec<char> = t.chars().collect();
+    let n = chars.len();
+    insert_char_sets(
+        t,
+        |g| {
+            if g >= 1 && g < n && chars[g] != '.' {
+                &['.']
+            } else {
+                &[]
+            }
+        },
+        out,
+    );
+}
+
 /// One character's replacement strings, prepared once for [`substitute_prepared`]: split by
 /// how their first character compares with the character they replace, each part sorted and
 /// unique.
@@ -201,7 +287,7 @@ pub(crate) fn substitute_prepared<'a>(
             let mut it = v.chars();
             match (it.next(), it.next()) {
                 (Some(k), None) => e.push_with(k, out),
-                _ => out.push(concat3(&t[..bounds[i]], v, &t[bounds[i + 1]..])),
+                _ => push3(out, &t[..bounds[i]], v, &t[bounds[i + 1]..]),
             }
         }
         if sort {
@@ -252,7 +338,7 @@ pub(crate) fn substitute_strs<'a>(
         let start = out.len();
         for v in values(c) {
             match v.chars().next() {
-                Some(f) if f < c => out.push(concat3(head, v, tail)),
+                Some(f) if f < c => push3(out, head, v, tail),
                 Some(f) if f > c => {}
                 _ => odd.push(concat3(head, v, tail)),
             }
@@ -264,7 +350,7 @@ pub(crate) fn substitute_strs<'a>(
         let start = out.len();
         for v in values(c) {
             if v.chars().next().is_some_and(|f| f > c) {
-                out.push(concat3(head, v, tail));
+                push3(out, head, v, tail);
             }
         }
         sort_dedup_tail(out, start);
@@ -471,6 +557,30 @@ mod tests {
                 }
             }
             assert_eq!(fast, generic(t, raw), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn rule_fast_paths_are_the_sorted_sets() {
+        use crate::generate::rules;
+        let more = [
+            "..", ".a.", "a..b", "a.b.c", "aab", "abba", "ba.ab", "-a-", "x",
+        ];
+        for t in INPUTS.iter().copied().chain(more) {
+            type Gen = fn(&str, &mut Vec<Variant>);
+            let pairs: [(&str, Gen, Gen); 4] = [
+                ("co", rules::character_omission, deletions),
+                ("cs", rules::character_swapping, swaps),
+                ("cr", rules::character_repetition, repetitions),
+                ("di", rules::dot_insertion, inner_dots),
+            ];
+            for (id, reference, fast) in pairs {
+                let mut raw = Vec::new();
+                reference(t, &mut raw);
+                let mut got = Vec::new();
+                fast(t, &mut got);
+                assert_eq!(got, generic(t, raw), "{id} {t:?}");
+            }
         }
     }
 

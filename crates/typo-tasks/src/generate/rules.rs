@@ -1,12 +1,16 @@
 //! Rule generators (Needs = nothing): `co cs cr hi ho di do dhs tos bf`.
 //!
 //! All but `bf` index by code point: candidates are sliced out of the input at char boundaries
-//! (see [`boundaries`]) and built with one allocation each.
+//! (see [`boundaries`]). `co cs cr hi di` run as sorted emitters in
+//! [`ordered`](super::ordered); the functions here marked test-only are their references.
 
-use super::{boundaries, concat3};
+#[cfg(test)]
+use super::boundaries;
+use super::push3;
 use crate::Variant;
 
 /// `co`: each rune left out once.
+#[cfg(test)]
 pub(crate) fn character_omission(t: &str, out: &mut Vec<Variant>) {
     let b = boundaries(t);
     out.reserve(b.len());
@@ -17,6 +21,7 @@ pub(crate) fn character_omission(t: &str, out: &mut Vec<Variant>) {
 }
 
 /// `cs`: each pair of neighbouring runes swapped.
+#[cfg(test)]
 pub(crate) fn character_swapping(t: &str, out: &mut Vec<Variant>) {
     let b = boundaries(t);
     for w in b.windows(3) {
@@ -26,6 +31,7 @@ pub(crate) fn character_swapping(t: &str, out: &mut Vec<Variant>) {
 }
 
 /// `cr`: each rune written twice.
+#[cfg(test)]
 pub(crate) fn character_repetition(t: &str, out: &mut Vec<Variant>) {
     let b = boundaries(t);
     for w in b.windows(2) {
@@ -61,6 +67,7 @@ fn replace_each(t: &str, c: char, r: &str, out: &mut Vec<Variant>) {
 }
 
 /// `hi`.
+#[cfg(test)]
 pub(crate) fn hyphen_insertion(t: &str, out: &mut Vec<Variant>) {
     insert_everywhere(t, "-", out);
 }
@@ -72,6 +79,7 @@ pub(crate) fn hyphen_omission(t: &str, out: &mut Vec<Variant>) {
 
 /// `di`: a dot in every inner gap; candidates starting or ending with a dot are dropped, so an
 /// input that starts or ends with one gives nothing.
+#[cfg(test)]
 pub(crate) fn dot_insertion(t: &str, out: &mut Vec<Variant>) {
     if t.is_empty() || t.starts_with('.') || t.ends_with('.') {
         return;
@@ -212,7 +220,7 @@ pub(crate) fn bit_flipping(t: &str) -> Vec<Variant> {
 }
 
 fn concat_into(out: &mut Vec<Variant>, a: &str, b: &str, c: &str) {
-    out.push(concat3(a, b, c));
+    push3(out, a, b, c);
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use aho_corasick::AhoCorasick;
 
 use super::rules::insert_everywhere;
-use super::{CharMap, boundaries, concat3, replace_all};
+use super::{CharMap, boundaries, push3, replace_all};
 use crate::Variant;
 
 /// A grapheme or vowel list, plus (when every entry is one character) the sorted unique
@@ -68,7 +68,7 @@ pub(crate) fn grapheme_replacement(t: &str, graphemes: &[String], out: &mut Vec<
     for w in b.windows(2) {
         let (head, tail) = (&t[..w[0]], &t[w[1]..]);
         for g in graphemes {
-            out.push(concat3(head, g, tail));
+            push3(out, head, g, tail);
         }
     }
 }
@@ -112,7 +112,7 @@ pub(crate) fn vowel_swapping(t: &str, vowels: &[String], out: &mut Vec<Variant>)
             any = true;
             let (head, tail) = (&t[..at], &t[at + from.len()..]);
             for to in vowels.iter().filter(|to| *to != from) {
-                out.push(concat3(head, to, tail));
+                push3(out, head, to, tail);
             }
         }
         if any {
@@ -181,7 +181,7 @@ pub(crate) fn homoglyph_swapping(t: &str, table: &Homoglyphs, out: &mut Vec<Vari
         if let Some(values) = table.by_char.get(c) {
             let (head, tail) = (&t[..i], &t[i + c.len_utf8()..]);
             for v in values {
-                out.push(concat3(head, v, tail));
+                push3(out, head, v, tail);
             }
         }
     }
