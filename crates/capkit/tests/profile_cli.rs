@@ -870,3 +870,35 @@ fn openai_models_match_the_library() {
         drop((teacher_url, teacher_seen));
     }
 }
+
+#[test]
+fn readme_example_runs_offline_in_one_command() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = capkit(
+        &[
+            "profile",
+            "classify",
+            "--texts",
+            "examples/profile/texts.txt",
+            "--suite",
+            "examples/profile/suite.json",
+            "--student",
+            "cmd:python3 examples/profile/student.py",
+            "--teacher",
+            "cmd:python3 examples/profile/teacher.py",
+            "--no-cache",
+        ],
+        &root,
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let profile: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(profile["clean_agreement"], json!(0.7));
+    assert_eq!(
+        profile["invariances"]["case"],
+        json!({"student_violation_rate": 0.6, "teacher_violation_rate": 0.0})
+    );
+    assert_eq!(
+        profile["abstention"],
+        json!({"student_escalation_rate": null, "teacher_escalation_rate": 0.1})
+    );
+}

@@ -112,6 +112,104 @@ fn golden_error_non_utf8_corpus_line() {
         "a refused corpus leaves no file"
     );
     insta::assert_snapshot!(failure(&out));
+    // Streaming to stdout with --drop-unrepresentable: still nothing written.
+    let out = capkit(
+        &dir,
+        &[
+            "typo",
+            "emit",
+            "--corpus",
+            "names.txt",
+            "--tasks",
+            "co",
+            "--drop-unrepresentable",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "wrote {} bytes", out.stdout.len());
+}
+
+#[test]
+fn golden_warning_crlf_names_are_verbatim() {
+    let dir = scratch("crlf");
+    fs::write(dir.join("names.txt"), "ab\r\ncd\r\n").unwrap();
+    let out = capkit(
+        &dir,
+        &[
+            "typo",
+            "emit",
+            "--corpus",
+            "names.txt",
+            "--tasks",
+            "co",
+            "--no-split",
+            "--drop-unrepresentable",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
+    insta::assert_snapshot!(format!(
+        "{}--- stderr\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    ));
+}
+
+#[test]
+fn score_one_split_only() {
+    let dir = scratch("score_split");
+    fs::write(dir.join("names.txt"), "google.com\n1digitalstock.com\n").unwrap();
+    let out = capkit(
+        &dir,
+        &[
+            "typo",
+            "emit",
+            "--corpus",
+            "names.txt",
+            "--tasks",
+            "co",
+            "--out",
+            "c.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
+    fs::write(
+        dir.join("p.jsonl"),
+        "{\"task\":\"co\",\"input\":\"1digitalstock.com\",\"predict\":[]}\n",
+    )
+    .unwrap();
+    let out = capkit(
+        &dir,
+        &[
+            "typo",
+            "score",
+            "--corpus",
+            "c.jsonl",
+            "--predictions",
+            "p.jsonl",
+            "--split",
+            "val",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["scored"], 1);
+    assert_eq!(v["unpredicted"], 0);
+    // The same prediction is outside the train split.
+    let out = capkit(
+        &dir,
+        &[
+            "typo",
+            "score",
+            "--corpus",
+            "c.jsonl",
+            "--predictions",
+            "p.jsonl",
+            "--split",
+            "train",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]

@@ -177,6 +177,13 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
     };
     let splitter = (!args.no_split).then(|| Splitter::new(args.ratio, &args.salt));
 
+    // Streaming straight to stdout (nothing can be refused for representability) must still
+    // write nothing when a corpus line is refused: check the whole corpus first, which is cheap
+    // next to generating it. (Otherwise the output is staged and a refusal discards it.)
+    let direct_stdout = drop_unrepresentable && args.out.is_none();
+    if direct_stdout && args.corpus.is_some() {
+        Names::open(args.corpus.as_deref())?.check_all()?;
+    }
     let sink = Sink::create(args.out.as_deref(), !drop_unrepresentable)?;
     let bar = progress(names.total_bytes);
     let mut stats = StatsBuilder::new();

@@ -54,6 +54,19 @@ impl Names {
         })
     }
 
+    /// Reads the whole corpus once, checking every line, without warnings: lets a caller that
+    /// streams straight to stdout refuse a bad corpus before writing anything.
+    pub(crate) fn check_all(mut self) -> anyhow::Result<()> {
+        self.warned_cr = true;
+        let mut chunk = Vec::new();
+        loop {
+            chunk.clear();
+            if self.next_chunk(4096, u64::MAX, &mut chunk)? == 0 {
+                return Ok(());
+            }
+        }
+    }
+
     /// The corpus name for messages.
     pub(crate) fn label(&self) -> &str {
         &self.label
