@@ -890,7 +890,11 @@ fn readme_example_runs_offline_in_one_command() {
         ],
         &root,
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let profile: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(profile["clean_agreement"], json!(0.7));
     assert_eq!(

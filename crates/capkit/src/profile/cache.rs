@@ -126,20 +126,19 @@ impl DiskCache {
         let mut buf = Vec::new();
         for (text, answer) in answers {
             let key = self.key(text);
-            let mut line = serde_json::Map::new();
-            line.insert("k".into(), Value::String(hex(&key)));
-            line.insert("label".into(), answer.output.clone());
-            if let Some(d) = &answer.decision {
-                line.insert(
-                    "decision".into(),
-                    match d {
-                        Decision::Escalate => Value::Null,
-                        Decision::Answer(v) => v.clone(),
-                    },
-                );
+            buf.extend_from_slice(b"{\"k\":\"");
+            buf.extend_from_slice(hex(&key).as_bytes());
+            buf.extend_from_slice(b"\",\"label\":");
+            serde_json::to_writer(&mut buf, &answer.output)?;
+            match &answer.decision {
+                None => {}
+                Some(Decision::Escalate) => buf.extend_from_slice(b",\"decision\":null"),
+                Some(Decision::Answer(v)) => {
+                    buf.extend_from_slice(b",\"decision\":");
+                    serde_json::to_writer(&mut buf, v)?;
+                }
             }
-            serde_json::to_writer(&mut buf, &line)?;
-            buf.push(b'\n');
+            buf.extend_from_slice(b"}\n");
             self.entries.insert(key, answer);
         }
         if buf.is_empty() {
@@ -192,14 +191,30 @@ fn hex(bytes: &[u8; 32]) -> String {
     blake3::Hash::from_bytes(*bytes).to_hex().to_string()
 }
 
+#[derive(serde::Deserialize)]
+struct Line<'a> {
+    #[serde(borrow)]
+    k: &'a str,
+    label: Value,
+    #[serde(default, deserialize_with = "present")]
+    decision: Option<Value>,
+}
+
+/// `Some(value)` for a present key, `null` included.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
 fn parse_line(line: &[u8]) -> Option<([u8; 32], CachedAnswer)> {
-    let Value::Object(mut map) = serde_json::from_slice(line).ok()? else {
-        return None;
-    };
-    let key = blake3::Hash::from_hex(map.get("k")?.as_str()?).ok()?;
-    let output = map.remove("label")?;
-    let decision = map.remove("decision").map(decision_of);
-    Some((*key.as_bytes(), CachedAnswer { output, decision }))
+    let line: Line = serde_json::from_slice(line).ok()?;
+    let key = blake3::Hash::from_hex(line.k).ok()?;
+    Some((
+        *key.as_bytes(),
+        CachedAnswer {
+            output: line.label,
+            decision: line.decision.map(decision_of),
+        },
+    ))
 }
 
 #[cfg(test)]
