@@ -596,4 +596,96 @@ mod tests {
             );
         }
     }
+
+    /// Every sorted emitter agrees with its generic generate-then-sort reference on arbitrary
+    /// text (the golden files only cover 457 names).
+    mod laws {
+        use proptest::prelude::*;
+
+        use super::*;
+        use crate::generate::{keys, rules, tables};
+
+        fn text() -> impl Strategy<Value = String> {
+            prop_oneof![
+                any::<String>(),
+                proptest::string::string_regex("[a-c.\\-]{0,12}").unwrap(),
+                proptest::string::string_regex("[aeiou0-9qwp\\-. ]{0,16}").unwrap(),
+            ]
+        }
+
+        fn check(t: &str) -> Result<(), TestCaseError> {
+            type Gen = fn(&str, &mut Vec<Variant>);
+            let pairs: [(&str, Gen, Gen); 4] = [
+                ("co", rules::character_omission, deletions),
+                ("cs", rules::character_swapping, swaps),
+                ("cr", rules::character_repetition, repetitions),
+                ("di", rules::dot_insertion, inner_dots),
+            ];
+            for (id, reference, fast) in pairs {
+                let mut raw = Vec::new();
+                reference(t, &mut raw);
+                let mut got = Vec::new();
+                fast(t, &mut got);
+                prop_assert_eq!(got, finish(raw, t), "{} {:?}", id, t);
+            }
+            let set = az();
+            let mut raw = Vec::new();
+            for k in &set {
+                rules::insert_everywhere(t, &k.to_string(), &mut raw);
+            }
+            let mut got = Vec::new();
+            insert_chars_everywhere(t, &set, &mut got);
+            prop_assert_eq!(got, finish(raw, t), "gi {:?}", t);
+
+            let kb = keys::Neighbours::new(&crate::Keyboard::default().into_rows());
+            let mut raw = Vec::new();
+            keys::adjacent_insertion(t, &kb, &mut raw);
+            let mut got = Vec::new();
+            keys::adjacent_insertion_sorted(t, &kb, &mut got);
+            prop_assert_eq!(got, finish(raw, t), "aci {:?}", t);
+            let mut raw = Vec::new();
+            keys::adjacent_substitution(t, &kb, &mut raw);
+            let mut got = Vec::new();
+            substitute_chars(t, |c| kb.sorted_of(c), &mut got);
+            prop_assert_eq!(got, finish(raw, t), "acs {:?}", t);
+
+            let vowels: Vec<String> = ["a", "e", "i", "o", "u"].map(String::from).to_vec();
+            let mut raw = Vec::new();
+            tables::vowel_swapping(t, &vowels, &mut raw);
+            let mut got = Vec::new();
+            tables::vowel_swapping_chars(t, &['a', 'e', 'i', 'o', 'u'], &mut got);
+            prop_assert_eq!(got, finish(raw, t), "vs {:?}", t);
+
+            let mut table = std::collections::BTreeMap::new();
+            for (k, vs) in [
+                ("a", &["", "a", "aa", "b", "\u{430}", "à"][..]),
+                ("b", &["b\u{314}\"", "d", "lb", "ib"]),
+                ("c", &["cl", "c", "ç", "("]),
+            ] {
+                table.insert(k.to_owned(), vs.iter().map(|v| (*v).to_owned()).collect());
+            }
+            let h = tables::Homoglyphs::new(&table);
+            let mut raw = Vec::new();
+            tables::homoglyph_swapping(t, &h, &mut raw);
+            let mut got = Vec::new();
+            substitute_prepared(t, |c| h.prepared(c), &mut got);
+            prop_assert_eq!(got, finish(raw, t), "hr {:?}", t);
+
+            if t.is_ascii() {
+                let mut got = Vec::new();
+                bit_flips_ascii(t, &mut got);
+                prop_assert_eq!(got, finish(rules::bit_flipping(t), t), "bf {:?}", t);
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn sorted_emitters_match_their_references(t in text()) {
+                check(&t)?;
+            }
+        }
+    }
 }
