@@ -906,3 +906,93 @@ fn readme_example_runs_offline_in_one_command() {
         json!({"student_escalation_rate": null, "teacher_escalation_rate": 0.1})
     );
 }
+
+#[test]
+fn large_batches_stream_without_deadlock() {
+    // 60,000 texts per stage: megabytes in both pipes at once, more than any pipe buffer holds.
+    let dir = temp_dir("large");
+    let texts: Vec<String> = (0..60_000)
+        .map(|i| {
+            format!(
+                "  text {i} is {} indeed ",
+                if i % 3 == 0 { "Good" } else { "good" }
+            )
+        })
+        .collect();
+    let path = dir.join("texts.txt");
+    std::fs::write(&path, texts.join("\n")).unwrap();
+    let suite = json!({"invariances": [{"name": "case", "transform": "case_jitter"},
+                                       {"name": "space", "transform": "whitespace"}]});
+    let suite_path = dir.join("suite.json");
+    std::fs::write(&suite_path, suite.to_string()).unwrap();
+    let bin = rust_model();
+    let spec = |side: &str| format!("cmd:{} scenarios/scenario_01.json {side}", bin.display());
+    let out = capkit(
+        &[
+            "profile",
+            "classify",
+            "--texts",
+            path.to_str().unwrap(),
+            "--suite",
+            suite_path.to_str().unwrap(),
+            "--student",
+            &spec("student"),
+            "--teacher",
+            &spec("teacher"),
+            "--no-cache",
+        ],
+        &fixtures(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Verbatim lines: the leading and trailing spaces are part of each text.
+    let mut s = scenario("scenario_01");
+    s["texts"] = json!(texts);
+    s["suite"]["probes"] = json!([]);
+    assert_eq!(cli, library_profile(&s, &suite));
+    assert_eq!(
+        cli["invariances"]["case"]["student_violation_rate"],
+        json!(40_000.0 / 60_000.0)
+    );
+}
+
+#[test]
+fn default_cache_dir_follows_xdg_cache_home() {
+    let dir = temp_dir("xdg");
+    let out = Command::new(env!("CARGO_BIN_EXE_capkit"))
+        .args([
+            "profile",
+            "classify",
+            "--texts",
+            "texts4.txt",
+            "--suite",
+            "tiny_suite.json",
+            "--student",
+            "cmd:python3 bad_model.py ok",
+            "--teacher",
+            "cmd:python3 bad_model.py ok",
+        ])
+        .env("XDG_CACHE_HOME", &dir)
+        .current_dir(fixtures())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        stderr.matches("prediction cache 0 hits, 8 misses").count(),
+        2,
+        "{stderr}"
+    );
+    let files = std::fs::read_dir(dir.join("capkit/predictions"))
+        .unwrap()
+        .count();
+    assert_eq!(files, 1, "one spec, one cache file");
+}

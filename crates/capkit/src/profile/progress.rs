@@ -67,14 +67,16 @@ impl Progress {
             return ProgressBar::hidden();
         };
         let style = ProgressStyle::with_template(
-            "{prefix:>8} {msg:28} [{bar:30}] {pos}/{len} ({per_sec}, {eta})",
+            "{prefix:>8} {msg:28} [{bar:30}] {human_pos}/{human_len} texts, {elapsed}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
-        let bar = multi.add(ProgressBar::new(len).with_style(style));
-        bar.set_prefix(side.to_string());
-        bar.set_message(self.stage_name(call));
-        bar
+        multi.add(
+            ProgressBar::new(len)
+                .with_style(style)
+                .with_prefix(side.to_string())
+                .with_message(self.stage_name(call)),
+        )
     }
 
     /// Clears the bars.
