@@ -55,6 +55,22 @@ enum Command {
     Extract(ExtractArgs),
     /// Print the default suite (used when --suite is not given) as a suite file.
     DefaultSuite,
+    /// Print every distinct text a profile would send to the models, as `{"text"}` JSONL (to
+    /// precompute predictions for `file:` models).
+    Texts(TextsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct TextsArgs {
+    /// The texts (as for classify/extract).
+    #[arg(long, value_name = "FILE")]
+    texts: PathBuf,
+    /// The suite file (default: the default suite).
+    #[arg(long, value_name = "SUITE.json")]
+    suite: Option<PathBuf>,
+    /// The texts of an extract run (which ignores the probes).
+    #[arg(long)]
+    extract: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -93,13 +109,14 @@ struct CommonArgs {
     /// Neither read nor write the prediction cache.
     #[arg(long, conflicts_with = "cache_dir")]
     no_cache: bool,
-    /// Texts per request for http: models (and per chunk written to cmd: models).
+    /// Texts per request for http: models.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     batch_size: u32,
     /// Requests in flight at once for http: and openai: models (results keep input order).
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
     concurrency: u16,
-    /// Seconds to wait for one answer (cmd: the next output line; http/openai: one attempt).
+    /// Seconds to wait for one answer (cmd: the next output line, the first one including the
+    /// model's start-up; http/openai: one attempt).
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     timeout: f64,
     /// Retries of http:/openai: requests after 429, 5xx, timeouts and connection errors.
@@ -125,7 +142,46 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             println!("{}", suite::default_spec().to_json_string());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Texts(args) => list_texts(&args),
     }
+}
+
+/// Runs the profile with a model that records what it is asked (which texts a profile sends
+/// depends only on the texts and the suite, never on the answers).
+fn list_texts(args: &TextsArgs) -> anyhow::Result<ExitCode> {
+    use std::cell::RefCell;
+    let texts = texts::read(&args.texts)?;
+    let (spec, _) = suite::load(args.suite.as_deref())?;
+    let suite = spec.build().map_err(|e| anyhow::anyhow!("--suite: {e}"))?;
+    let seen = RefCell::new(Vec::<String>::new());
+    let recorder = suite_core::BatchFn::new(|batch: &[&str]| {
+        seen.borrow_mut()
+            .extend(batch.iter().map(|t| (*t).to_owned()));
+        vec![serde_json::json!({}); batch.len()]
+    });
+    let silent =
+        suite_core::BatchFn::new(|batch: &[&str]| vec![serde_json::json!({}); batch.len()]);
+    let flat = |e: &dyn std::fmt::Display| anyhow::Error::msg(e.to_string());
+    if args.extract {
+        let no_fields: [&str; 0] = [];
+        extractive::extractive_capture_profile(
+            &recorder,
+            &silent,
+            &texts.texts,
+            &suite,
+            &no_fields,
+        )
+        .map_err(|e| flat(&e))?;
+    } else {
+        capture::capture_profile(&recorder, &silent, &texts.texts, &suite).map_err(|e| flat(&e))?;
+    }
+    let mut out = Vec::new();
+    for text in seen.borrow().iter() {
+        serde_json::to_writer(&mut out, &serde_json::json!({ "text": text }))?;
+        out.push(b'\n');
+    }
+    output::write(None, &out)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<ExitCode> {

@@ -996,3 +996,49 @@ fn default_cache_dir_follows_xdg_cache_home() {
         .count();
     assert_eq!(files, 1, "one spec, one cache file");
 }
+
+#[test]
+fn texts_subcommand_lists_exactly_what_file_models_need() {
+    let dir = temp_dir("texts-cmd");
+    let out = capkit(&["profile", "texts", "--texts", "texts4.txt"], &fixtures());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = String::from_utf8(out.stdout).unwrap();
+    let mut preds = String::new();
+    for line in listed.lines() {
+        let text = serde_json::from_str::<Value>(line).unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let label = if text.contains("good") { "pos" } else { "neg" };
+        preds.push_str(&format!("{}\n", json!({"text": text, "label": label})));
+    }
+    // Ten probes, four clean texts, and new texts from three typo rates and case jitter.
+    assert!(listed.lines().count() > 14);
+    let p = dir.join("preds.jsonl");
+    std::fs::write(&p, preds).unwrap();
+    let spec = format!("file:{}", p.display());
+    let run = capkit(
+        &[
+            "profile",
+            "classify",
+            "--texts",
+            "texts4.txt",
+            "--student",
+            &spec,
+            "--teacher",
+            &spec,
+        ],
+        &fixtures(),
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let profile: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(profile["clean_agreement"], json!(1.0));
+}
