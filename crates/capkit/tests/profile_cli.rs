@@ -39,7 +39,11 @@ const EXTRACT: [&str; 4] = ["scenario_07", "scenario_08", "scenario_11", "scenar
 
 /// A fresh temporary directory for one test.
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("capkit-profile-{name}-{}", std::process::id()));
+    // Tests run in parallel: every call gets its own directory.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("capkit-profile-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -201,7 +205,9 @@ fn cli_profile(s: &Value, suite: &Value, student: &str, teacher: &str, extra: &[
         s["id"],
         String::from_utf8_lossy(&run.stderr)
     );
-    serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    let profile = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    profile
 }
 
 /// The known gap: a model that never sees a text cannot reveal its decision API, so a run with
@@ -495,6 +501,7 @@ fn failure(args: &[&str]) -> String {
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
     stderr
 }
 
