@@ -1,6 +1,5 @@
 //! [`Variant`]: one generated name, kept byte for byte.
 
-use std::cell::OnceCell;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -202,63 +201,37 @@ impl Variant {
     }
 }
 
-/// Builds many one-character edits `t[..start] + k + t[end..]` of one name. For a short name the
-/// edit is assembled with fixed-size copies out of a zero-padded copy of `t` (no `memcpy` calls
-/// of variable length, which dominate at these sizes); anything longer takes [`Variant::concat`].
+/// Builds many one-character edits `t[..start] + k + t[end..]` of one name, position by
+/// position (see [`Edits`]).
 pub(crate) struct Splicer<'a> {
     t: &'a str,
-    /// `t` zero-padded to 64 bytes, when `t.len() <= 32`.
-    pad: Option<[u8; 64]>,
 }
 
 impl<'a> Splicer<'a> {
     pub(crate) fn new(t: &'a str) -> Self {
-        let pad = (t.len() <= 32).then(|| {
-            let mut pad = [0u8; 64];
-            pad[..t.len()].copy_from_slice(t.as_bytes());
-            pad
-        });
-        Splicer { t, pad }
-    }
-
-    /// `t[..start] + k + t[end..]`; `start <= end` are char boundaries of `t`.
-    pub(crate) fn char_at(&self, start: usize, end: usize, k: char) -> Variant {
-        let mut kb = [0u8; 4];
-        let klen = k.encode_utf8(&mut kb).len();
-        let total = self.t.len() - (end - start) + klen;
-        if let Some(pad) = &self.pad
-            && total <= INLINE
-        {
-            // Every range below has a fixed length and lies inside 64 bytes: start <= 32,
-            // end <= 32, start + klen <= total <= 30. Bytes past `total` come from the zero pad.
-            let mut scratch = [0u8; 64];
-            scratch[..32].copy_from_slice(&pad[..32]);
-            scratch[start..start + 4].copy_from_slice(&kb);
-            scratch[start + klen..start + klen + 32].copy_from_slice(&pad[end..end + 32]);
-            let mut buf = [0u8; INLINE];
-            buf.copy_from_slice(&scratch[..INLINE]);
-            return Variant(Repr::Inline {
-                len: total as u8,
-                buf,
-            });
-        }
-        let t = self.t;
-        Variant::concat(&[&t[..start], k.encode_utf8(&mut kb), &t[end..]])
+        Splicer { t }
     }
 }
 
-/// An inline edit: its length and zero-padded bytes.
-type Template = (u8, [u8; INLINE]);
+/// A lazily built edit template of one UTF-8 length.
+#[derive(Clone, Copy)]
+enum Slot {
+    Unknown,
+    /// The edit does not fit inline.
+    TooLong,
+    /// Length and bytes of the edit with zero bytes where `k` goes.
+    Inline(u8, [u8; INLINE]),
+}
 
 /// The edits of one position of a [`Splicer`]'s name: an edit by a `k` of `L` UTF-8 bytes is a
-/// copy of a precomputed inline template (built once per position and length) with those bytes
-/// set, so the common case is a few stores and no copying loop.
+/// copy of a template (built once per position and length, in place) with those bytes set, so
+/// the common case is a few stores and no copying loop.
 pub(crate) struct Edits<'s> {
     splicer: &'s Splicer<'s>,
     start: usize,
     end: usize,
-    /// `templates[L - 1]`: the edit with a placeholder of `L` bytes, when it fits inline.
-    templates: [OnceCell<Option<Template>>; 4],
+    /// `templates[L - 1]`.
+    templates: [Slot; 4],
 }
 
 impl Splicer<'_> {
@@ -268,44 +241,52 @@ impl Splicer<'_> {
             splicer: self,
             start,
             end,
-            templates: Default::default(),
+            templates: [Slot::Unknown; 4],
         }
     }
 }
 
 impl Edits<'_> {
-    fn template(&self, len: usize) -> Option<&Template> {
-        const PLACEHOLDERS: [char; 4] = ['a', '\u{e9}', '\u{672c}', '\u{10000}'];
-        let cell = self.templates.get(len.checked_sub(1)?)?;
-        cell.get_or_init(|| {
-            match self
-                .splicer
-                .char_at(self.start, self.end, PLACEHOLDERS[len - 1])
-                .0
-            {
-                Repr::Inline { len, buf } => Some((len, buf)),
-                _ => None,
+    fn template(&mut self, len: usize) -> Option<(u8, &[u8; INLINE])> {
+        let t = self.splicer.t.as_bytes();
+        let (start, end) = (self.start, self.end);
+        let slot = self.templates.get_mut(len.checked_sub(1)?)?;
+        if let Slot::Unknown = slot {
+            let total = t.len() - (end - start) + len;
+            *slot = if total > INLINE {
+                Slot::TooLong
+            } else {
+                Slot::Inline(total as u8, [0; INLINE])
+            };
+            // Written where it stays, not built elsewhere and moved (see `push_with`).
+            if let Slot::Inline(_, buf) = slot {
+                buf[..start].copy_from_slice(&t[..start]);
+                buf[start + len..total].copy_from_slice(&t[end..]);
             }
-        })
-        .as_ref()
+        }
+        match slot {
+            Slot::Inline(total, buf) => Some((*total, buf)),
+            _ => None,
+        }
     }
 
     /// Pushes `t[..start] + k + t[end..]`. An empty inline variant is pushed, and the template
     /// and then `k`'s bytes are written into it in place: building the value first and moving it
     /// in would read back a partly overwritten temporary, a store-forwarding stall that costs
     /// more than the whole edit.
-    pub(crate) fn push_with(&self, k: char, out: &mut Vec<Variant>) {
+    pub(crate) fn push_with(&mut self, k: char, out: &mut Vec<Variant>) {
         let mut kb = [0u8; 4];
         let k = k.encode_utf8(&mut kb).as_bytes();
+        let start = self.start;
         if let Some((template_len, template)) = self.template(k.len()) {
             out.push(Variant(Repr::Inline {
                 len: 0,
                 buf: [0; INLINE],
             }));
             if let Some(Variant(Repr::Inline { len, buf })) = out.last_mut() {
-                *len = *template_len;
+                *len = template_len;
                 *buf = *template;
-                if let Some(slot) = buf.get_mut(self.start..self.start + k.len()) {
+                if let Some(slot) = buf.get_mut(start..start + k.len()) {
                     slot.copy_from_slice(k);
                 }
             }
@@ -321,7 +302,7 @@ impl Edits<'_> {
 
     /// `t[..start] + k + t[end..]`.
     #[cfg(test)]
-    pub(crate) fn with(&self, k: char) -> Variant {
+    pub(crate) fn with(&mut self, k: char) -> Variant {
         let mut out = Vec::with_capacity(1);
         self.push_with(k, &mut out);
         out.pop().unwrap_or_else(|| Variant::from(""))
@@ -482,14 +463,10 @@ mod tests {
             let b: Vec<usize> = t.char_indices().map(|(i, _)| i).chain([t.len()]).collect();
             for &start in &b {
                 for &end in b.iter().filter(|&&e| e >= start).take(2) {
-                    for k in ['a', 'é', '本', '\u{10FFFF}'] {
+                    let mut edits = sp.at(start, end);
+                    for k in ['a', 'é', '本', '\u{10FFFF}', 'q', 'ü'] {
                         let want = Variant::concat(&[&t[..start], &k.to_string(), &t[end..]]);
-                        let got = sp.char_at(start, end, k);
-                        assert_eq!(sp.at(start, end).with(k), want);
-                        assert_eq!(
-                            sp.at(start, end).with('q').as_bytes(),
-                            Variant::concat(&[&t[..start], "q", &t[end..]]).as_bytes()
-                        );
+                        let got = edits.with(k);
                         assert_eq!(got.as_bytes(), want.as_bytes());
                         assert_eq!(got, want);
                         assert_eq!(got.cmp(&want), Ordering::Equal);

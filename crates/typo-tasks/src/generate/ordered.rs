@@ -39,7 +39,7 @@ pub(crate) fn substitute_chars<'a>(
         let s = set(c);
         let low = &s[..s.partition_point(|&k| k < c)];
         if !low.is_empty() {
-            let e = sp.at(bounds[i], bounds[i + 1]);
+            let mut e = sp.at(bounds[i], bounds[i + 1]);
             for &k in low {
                 e.push_with(k, out);
             }
@@ -49,7 +49,7 @@ pub(crate) fn substitute_chars<'a>(
         let s = set(c);
         let high = &s[s.partition_point(|&k| k <= c)..];
         if !high.is_empty() {
-            let e = sp.at(bounds[i], bounds[i + 1]);
+            let mut e = sp.at(bounds[i], bounds[i + 1]);
             for &k in high {
                 e.push_with(k, out);
             }
@@ -68,17 +68,17 @@ pub(crate) fn insert_chars_everywhere(t: &str, set: &[char], out: &mut Vec<Varia
     // `k == t[g]` is skipped at `g`: it is the same string as inserting `k` at `g + 1`, which
     // (every gap having the same set) is emitted there.
     for (g, &c) in chars.iter().enumerate() {
-        let e = sp.at(bounds[g], bounds[g]);
+        let mut e = sp.at(bounds[g], bounds[g]);
         for &k in &set[..set.partition_point(|&k| k < c)] {
             e.push_with(k, out);
         }
     }
-    let e = sp.at(t.len(), t.len());
+    let mut e = sp.at(t.len(), t.len());
     for &k in set {
         e.push_with(k, out);
     }
     for (g, &c) in chars.iter().enumerate().rev() {
-        let e = sp.at(bounds[g], bounds[g]);
+        let mut e = sp.at(bounds[g], bounds[g]);
         for &k in &set[set.partition_point(|&k| k <= c)..] {
             e.push_with(k, out);
         }
@@ -100,13 +100,13 @@ pub(crate) fn insert_char_sets<'a>(
         let s = set(g);
         let low = &s[..s.partition_point(|&k| k < c)];
         if !low.is_empty() {
-            let e = sp.at(bounds[g], bounds[g]);
+            let mut e = sp.at(bounds[g], bounds[g]);
             for &k in low {
                 e.push_with(k, out);
             }
         }
     }
-    let e = sp.at(t.len(), t.len());
+    let mut e = sp.at(t.len(), t.len());
     for &k in set(n) {
         e.push_with(k, out);
     }
@@ -114,7 +114,7 @@ pub(crate) fn insert_char_sets<'a>(
         let s = set(g);
         let high = &s[s.partition_point(|&k| k <= c)..];
         if !high.is_empty() {
-            let e = sp.at(bounds[g], bounds[g]);
+            let mut e = sp.at(bounds[g], bounds[g]);
             for &k in high {
                 e.push_with(k, out);
             }
@@ -282,7 +282,7 @@ pub(crate) fn substitute_prepared<'a>(
             return;
         }
         let start = out.len();
-        let e = sp.at(bounds[i], bounds[i + 1]);
+        let mut e = sp.at(bounds[i], bounds[i + 1]);
         for v in values {
             let mut it = v.chars();
             match (it.next(), it.next()) {
@@ -377,13 +377,13 @@ pub(crate) fn bit_flips_ascii(t: &str, out: &mut Vec<Variant>) {
         f
     };
     for (i, &b) in bytes.iter().enumerate() {
-        let e = sp.at(i, i + 1);
+        let mut e = sp.at(i, i + 1);
         for v in flips(b).into_iter().filter(|&v| v < b) {
             e.push_with(char::from(v), out);
         }
     }
     for (i, &b) in bytes.iter().enumerate().rev() {
-        let e = sp.at(i, i + 1);
+        let mut e = sp.at(i, i + 1);
         for v in flips(b).into_iter().filter(|&v| v > b) {
             e.push_with(char::from(v), out);
         }
