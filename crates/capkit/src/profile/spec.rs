@@ -181,4 +181,17 @@ mod tests {
         assert!(ModelSpec::parse("cmd:  ").is_err());
         assert_eq!(scrub_userinfo("http://u:p@h:1/x@y"), "http://***@h:1/x@y");
     }
+
+    proptest::proptest! {
+        /// Any argv survives being written as single-quoted words (a `'` as `\'` outside the
+        /// quotes) and split again.
+        #[test]
+        fn quoted_words_round_trip(argv in proptest::collection::vec(".{0,12}", 1..6)) {
+            let line: Vec<String> = argv
+                .iter()
+                .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+                .collect();
+            proptest::prop_assert_eq!(split_words(&line.join(" ")).unwrap(), argv);
+        }
+    }
 }

@@ -92,4 +92,18 @@ mod tests {
             "t.jsonl:1: \"text\" must be a string, got 3"
         );
     }
+
+    proptest::proptest! {
+        /// Lines joined with line breaks split back verbatim. Without a final line break the last
+        /// line must not be empty: `"a\n"` is the one text `a`, and the empty file has none.
+        #[test]
+        fn lines_round_trip(lines in proptest::collection::vec("[^\r\n]{0,10}", 1..8), final_break: bool) {
+            let mut content = lines.join("\n");
+            if final_break {
+                content.push('\n');
+            }
+            proptest::prop_assume!(final_break || lines.last().is_some_and(|l| !l.is_empty()));
+            proptest::prop_assert_eq!(split_lines(&content), lines);
+        }
+    }
 }
