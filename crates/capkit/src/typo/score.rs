@@ -4,6 +4,9 @@
 //! with the corpus's expected set (otherwise `--data`/`--keyboard` differ from the corpus's
 //! registry, and the scores would be meaningless). An example with no prediction is scored as an
 //! empty answer. A prediction for a (task, input) the corpus does not have is an error.
+//!
+//! Memory: the predictions file is held in memory (it is indexed by (task, input)); the corpus
+//! streams through in parallel batches, so its size does not matter.
 
 use std::collections::HashMap;
 use std::fs::File;
