@@ -122,7 +122,8 @@ struct CommonArgs {
     /// Retries of http:/openai: requests after 429, 5xx, timeouts and connection errors.
     #[arg(long, value_name = "N", default_value_t = 3)]
     retries: u32,
-    /// Base URL of the OpenAI-compatible API of openai: models.
+    /// Base URL of the OpenAI-compatible API of openai: models (one model can name its own:
+    /// openai:MODEL@URL).
     #[arg(long, value_name = "URL", default_value = "http://localhost:8000/v1")]
     base_url: String,
     /// Environment variable holding the API key of openai: models (unset: no Authorization).

@@ -856,13 +856,12 @@ fn openai_models_match_the_library() {
         let suite = stand_in_suite(&s);
         let (student_url, _) = openai_server(&s, "student");
         let (teacher_url, teacher_seen) = openai_server(&s, "teacher");
-        // Both sides share --base-url, so each side gets its own run against its own server:
-        // the student through openai:, the teacher as a subprocess.
+        // The student on --base-url, the teacher naming its own server.
         let cli = cli_profile(
             &s,
             &suite,
             "openai:test-model",
-            &format!("cmd:python3 rule_model.py scenarios/{id}.json teacher"),
+            &format!("openai:teacher-model@{teacher_url}/v1"),
             &[
                 "--no-cache",
                 "--base-url",
@@ -874,7 +873,36 @@ fn openai_models_match_the_library() {
             ],
         );
         assert_eq!(cli, library_profile(&s, &suite), "{id}");
-        drop((teacher_url, teacher_seen));
+        {
+            let seen = teacher_seen.lock().unwrap();
+            assert!(!seen.is_empty());
+            assert!(
+                seen.iter()
+                    .all(|b| b["model"] == "teacher-model" && b["temperature"] == 0.0)
+            );
+        }
+        // With a cache, the second run sends no request at all.
+        let cache = dir.join(format!("cache-{id}"));
+        let cached = || {
+            cli_profile(
+                &s,
+                &suite,
+                "openai:test-model",
+                &format!("openai:teacher-model@{teacher_url}/v1"),
+                &[
+                    "--cache-dir",
+                    cache.to_str().unwrap(),
+                    "--base-url",
+                    &format!("{student_url}/v1"),
+                    "--prompt-template",
+                    template.to_str().unwrap(),
+                ],
+            )
+        };
+        assert_eq!(cached(), cli);
+        let before = teacher_seen.lock().unwrap().len();
+        assert_eq!(cached(), cli);
+        assert_eq!(teacher_seen.lock().unwrap().len(), before);
     }
 }
 

@@ -135,9 +135,12 @@ impl CliModel {
         let backend: Box<dyn Backend> = match spec {
             ModelSpec::Cmd { argv, .. } => Box::new(cmd::CmdBackend::start(&name, argv, settings)?),
             ModelSpec::Http { url } => Box::new(http::HttpBackend::new(&name, url, settings)?),
-            ModelSpec::OpenAi { model } => {
-                Box::new(openai::OpenAiBackend::new(&name, model, settings)?)
-            }
+            ModelSpec::OpenAi { model, base_url } => Box::new(openai::OpenAiBackend::new(
+                &name,
+                model,
+                base_url.as_deref().unwrap_or(&settings.base_url),
+                settings,
+            )?),
             ModelSpec::File { path } => Box::new(file::FileBackend::load(&name, path, settings)?),
         };
         let cache = match (&settings.cache_dir, backend.identity()) {

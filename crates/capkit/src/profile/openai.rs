@@ -19,7 +19,12 @@ pub(crate) struct OpenAiBackend {
 }
 
 impl OpenAiBackend {
-    pub(crate) fn new(name: &str, model: &str, settings: &Settings) -> anyhow::Result<Self> {
+    pub(crate) fn new(
+        name: &str,
+        model: &str,
+        base_url: &str,
+        settings: &Settings,
+    ) -> anyhow::Result<Self> {
         let Some(template) = settings.prompt_template.clone() else {
             anyhow::bail!(
                 "model `{name}` needs --prompt-template FILE (a prompt with a {{text}} slot)"
@@ -28,7 +33,7 @@ impl OpenAiBackend {
         if !template.contains("{text}") {
             anyhow::bail!("model `{name}`: the prompt template has no {{text}} slot");
         }
-        let mut config = ChatConfig::new(settings.base_url.clone(), model);
+        let mut config = ChatConfig::new(base_url, model);
         config.api_key_env = Some(settings.api_key_env.clone());
         config.timeout = settings.timeout;
         config.max_retries = settings.retries;
@@ -43,7 +48,7 @@ impl OpenAiBackend {
             template,
             task: settings.task,
             concurrency: settings.concurrency.max(1),
-            base_url: settings.base_url.clone(),
+            base_url: base_url.to_owned(),
             model: model.to_owned(),
             sent: 0,
         })

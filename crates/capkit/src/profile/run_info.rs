@@ -37,8 +37,8 @@ impl RunInfo<'_> {
         if self.task == Task::Extract {
             run["fields"] = json!(self.fields);
         }
-        let uses_openai = matches!(self.student, ModelSpec::OpenAi { .. })
-            || matches!(self.teacher, ModelSpec::OpenAi { .. });
+        let uses_openai = matches!(self.student, ModelSpec::OpenAi { base_url: None, .. })
+            || matches!(self.teacher, ModelSpec::OpenAi { base_url: None, .. });
         if uses_openai {
             run["openai"] = json!({
                 "base_url": scrub_userinfo(&self.settings.base_url),

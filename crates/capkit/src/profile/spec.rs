@@ -13,8 +13,12 @@ pub(crate) enum ModelSpec {
     Cmd { raw: String, argv: Vec<String> },
     /// An HTTP endpoint taking `{"texts": […]}`.
     Http { url: String },
-    /// A model name on an OpenAI-compatible API.
-    OpenAi { model: String },
+    /// A model name on an OpenAI-compatible API, optionally with its own base URL
+    /// (`openai:MODEL@http://host/v1`; otherwise `--base-url`).
+    OpenAi {
+        model: String,
+        base_url: Option<String>,
+    },
     /// Precomputed predictions.
     File { path: PathBuf },
 }
@@ -45,9 +49,20 @@ impl ModelSpec {
             "http" if !rest.is_empty() => ModelSpec::Http {
                 url: rest.to_owned(),
             },
-            "openai" if !rest.is_empty() => ModelSpec::OpenAi {
-                model: rest.to_owned(),
-            },
+            "openai" if !rest.is_empty() => {
+                let (model, base_url) =
+                    match rest.rfind("@http://").or_else(|| rest.rfind("@https://")) {
+                        Some(at) => (&rest[..at], Some(rest[at + 1..].to_owned())),
+                        None => (rest, None),
+                    };
+                if model.is_empty() {
+                    bail!("model spec {raw:?}: no model name before `@`");
+                }
+                ModelSpec::OpenAi {
+                    model: model.to_owned(),
+                    base_url,
+                }
+            }
             "file" if !rest.is_empty() => ModelSpec::File {
                 path: PathBuf::from(rest),
             },
@@ -62,7 +77,10 @@ impl fmt::Display for ModelSpec {
         match self {
             ModelSpec::Cmd { raw, .. } => f.write_str(raw),
             ModelSpec::Http { url } => write!(f, "http:{}", scrub_userinfo(url)),
-            ModelSpec::OpenAi { model } => write!(f, "openai:{model}"),
+            ModelSpec::OpenAi { model, base_url } => match base_url {
+                Some(url) => write!(f, "openai:{model}@{}", scrub_userinfo(url)),
+                None => write!(f, "openai:{model}"),
+            },
             ModelSpec::File { path } => write!(f, "file:{}", path.display()),
         }
     }
@@ -174,6 +192,13 @@ mod tests {
             ModelSpec::parse("http:http://127.0.0.1:9/p").unwrap(),
             ModelSpec::Http {
                 url: "http://127.0.0.1:9/p".into()
+            }
+        );
+        assert_eq!(
+            ModelSpec::parse("openai:org/m@v2@http://h:1/v1").unwrap(),
+            ModelSpec::OpenAi {
+                model: "org/m@v2".into(),
+                base_url: Some("http://h:1/v1".into())
             }
         );
         assert!(ModelSpec::parse("gpt4").is_err());
