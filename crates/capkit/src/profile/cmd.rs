@@ -375,37 +375,33 @@ fn write_requests(stdin: &mut ChildStdin, texts: &[&str], first: u64) -> std::io
 impl Backend for CmdBackend {
     fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, String> {
         let mut out = Vec::with_capacity(texts.len());
-        // One writer per batch streams every line while this thread reads the answers.
-        {
-            let part = texts;
-            let first = self.next_id;
-            self.next_id += part.len() as u64;
-            let Some(mut stdin) = self.stdin.take() else {
-                return Err(format!("`{}` is no longer running", self.name));
-            };
-            let result = std::thread::scope(|scope| {
-                let writer = scope.spawn(move || {
-                    let r = write_requests(&mut stdin, part, first);
-                    (stdin, r)
-                });
-                let read = self.read_answers(first, part.len(), &mut out, done);
-                if read.is_err() {
-                    // The writer may be blocked on a full pipe of a stuck process.
-                    let _ = self.child.kill();
-                }
-                let written = writer.join();
-                (read, written)
+        let first = self.next_id;
+        self.next_id += texts.len() as u64;
+        let Some(mut stdin) = self.stdin.take() else {
+            return Err(format!("`{}` is no longer running", self.name));
+        };
+        // A writer thread streams every line of the batch while this thread reads the answers.
+        let (read, written) = std::thread::scope(|scope| {
+            let writer = scope.spawn(move || {
+                let r = write_requests(&mut stdin, texts, first);
+                (stdin, r)
             });
-            match result {
-                (Ok(()), Ok((stdin, _))) => self.stdin = Some(stdin),
-                (Err(e), _) => {
-                    self.kill();
-                    return Err(e);
-                }
-                (Ok(()), Err(_)) => {
-                    self.kill();
-                    return Err(format!("`{}`: the request writer failed", self.name));
-                }
+            let read = self.read_answers(first, texts.len(), &mut out, done);
+            if read.is_err() {
+                // The writer may be blocked on a full pipe of a stuck process.
+                let _ = self.child.kill();
+            }
+            (read, writer.join())
+        });
+        match (read, written) {
+            (Ok(()), Ok((stdin, _))) => self.stdin = Some(stdin),
+            (Err(e), _) => {
+                self.kill();
+                return Err(e);
+            }
+            (Ok(()), Err(_)) => {
+                self.kill();
+                return Err(format!("`{}`: the request writer failed", self.name));
             }
         }
         Ok(out)

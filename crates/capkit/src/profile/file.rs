@@ -75,18 +75,25 @@ impl FileBackend {
 
 impl Backend for FileBackend {
     fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, String> {
-        let out = texts
-            .iter()
-            .map(|t| {
-                self.answers.get(*t).cloned().ok_or_else(|| {
-                    format!(
-                        "`{}` has no prediction for the text {:?}",
-                        self.name,
-                        short(t)
-                    )
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut out = Vec::with_capacity(texts.len());
+        let mut missing = texts.iter().filter(|t| !self.answers.contains_key(**t));
+        if let Some(first) = missing.next() {
+            let more = missing.count();
+            let others = match more {
+                0 => String::new(),
+                n => format!(" (and {n} more texts of this stage)"),
+            };
+            return Err(format!(
+                "`{}` has no prediction for the text {:?}{others}",
+                self.name,
+                short(first)
+            ));
+        }
+        for t in texts {
+            if let Some(a) = self.answers.get(*t) {
+                out.push(a.clone());
+            }
+        }
         done(texts.len() as u64);
         Ok(out)
     }
