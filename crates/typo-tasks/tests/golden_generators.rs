@@ -183,3 +183,34 @@ fn golden_expect_keyboards() {
     assert_eq!(total, 1_422);
     assert_eq!(matched, total);
 }
+
+#[test]
+fn golden_fixture_data_loads_with_the_documented_shape() {
+    let d = data("data.json");
+    let shape = |d: &Data| {
+        (
+            d.graphemes.len(),
+            d.vowels.len(),
+            d.homoglyphs.len(),
+            d.homophones.len(),
+            d.misspellings.len(),
+            d.numerals.len(),
+            d.keyboard.len(),
+        )
+    };
+    assert_eq!(shape(&d), (26, 5, 186, 1_024, 7_465, 104, 4));
+    assert_eq!(d.homoglyphs.values().map(Vec::len).sum::<usize>(), 1_580);
+    assert_eq!(d.numerals["1"], ["first", "one"]);
+    let alt = data("data_alt.json");
+    assert_eq!(shape(&alt), (26, 5, 26, 1_024, 7_465, 36, 3));
+    assert_eq!(alt.numerals["1"], ["one", "first"]);
+    // Loading is lossless: what we write back parses to the same tables.
+    assert_eq!(Data::from_json_str(&d.to_json_string()).unwrap(), d);
+    assert_eq!(Registry::new(&d).len(), 22);
+    assert_eq!(
+        Registry::new(&Data::default()).ids(),
+        [
+            "bf", "co", "cr", "cs", "dhs", "di", "do", "hi", "ho", "sp", "tos"
+        ]
+    );
+}
