@@ -488,6 +488,58 @@ mod tests {
     }
 
     #[test]
+    fn word_boundaries_are_ascii_like_re2() {
+        // `é` is not an ASCII word character, so `\b` holds between it and `m` (RE2); with the
+        // regex crate's Unicode `\b` it would not, and `mice` would not be recognised.
+        assert_eq!(sp("émice"), ["émouse"]);
+        assert_eq!(sp("ümice"), ["ümouse"]);
+        // `[^\w]li` in `…lives$`: `-` is a non-word character.
+        assert_eq!(sp("x-lives"), ["x-life"]);
+    }
+
+    #[test]
+    fn the_rule_set_finds_the_same_rule_as_a_backwards_scan() {
+        let inf = Inflector::english().unwrap();
+        let words = [
+            "mice",
+            "émice",
+            "wives",
+            "x-lives",
+            "halflives",
+            "geese",
+            "axes",
+            "buses",
+            "quizzes",
+            "indices",
+            "matrix",
+            "oxen",
+            "data",
+            "criteria",
+            "foci",
+            "cacti",
+            "news",
+            "sheep",
+            "pokémon",
+            "Chinese",
+            "google.com",
+            "",
+            "s",
+            "ss",
+            "ies",
+            "PEOPLE",
+            "children",
+            "eaux",
+        ];
+        for list in [&inf.plural, &inf.singular] {
+            for w in words {
+                let scan = list.rules.iter().rposition(|r| r.regex.is_match(w));
+                let set = list.set.matches(w).iter().next_back();
+                assert_eq!(set, scan, "{w:?}");
+            }
+        }
+    }
+
+    #[test]
     fn restore_case_on_odd_bytes() {
         // Step 4 slices bytes: a multi-byte first character never passes it.
         assert_eq!(restore_case("Éx".as_bytes(), "abc"), "abc");
