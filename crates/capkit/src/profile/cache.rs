@@ -38,11 +38,87 @@ pub(crate) struct CachedAnswer {
     pub decision: Option<Decision>,
 }
 
+/// `Slot::decision` of a model without a decision API.
+const NO_DECISION: u32 = u32::MAX;
+/// `Slot::decision` of an escalation.
+const ESCALATE: u32 = u32::MAX - 1;
+
+/// An entry: ids into the interned answers (a classifier has a handful of distinct labels, so
+/// a cache of a million texts holds a handful of values).
+#[derive(Clone, Copy)]
+struct Slot {
+    output: u32,
+    decision: u32,
+}
+
+/// Keys are blake3 hashes already: their first eight bytes are a perfectly good hash.
+#[derive(Default, Clone, Copy)]
+struct KeyHash(u64);
+
+impl std::hash::Hasher for KeyHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for (i, b) in bytes.iter().take(8).enumerate() {
+            self.0 ^= u64::from(*b) << (8 * i);
+        }
+    }
+    fn write_usize(&mut self, _: usize) {}
+}
+
+type KeyMap = HashMap<[u8; 32], Slot, std::hash::BuildHasherDefault<KeyHash>>;
+
+/// Interned answers.
+#[derive(Default)]
+struct Values {
+    values: Vec<Value>,
+    index: HashMap<String, u32>,
+}
+
+impl Values {
+    fn intern(&mut self, value: Value) -> u32 {
+        let form = value.to_string();
+        if let Some(&id) = self.index.get(&form) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(value);
+        self.index.insert(form, id);
+        id
+    }
+
+    fn slot(&mut self, answer: CachedAnswer) -> Slot {
+        let decision = match answer.decision {
+            None => NO_DECISION,
+            Some(Decision::Escalate) => ESCALATE,
+            Some(Decision::Answer(v)) => self.intern(v),
+        };
+        Slot {
+            output: self.intern(answer.output),
+            decision,
+        }
+    }
+
+    fn answer(&self, slot: Slot) -> CachedAnswer {
+        let value = |id: u32| self.values.get(id as usize).cloned().unwrap_or(Value::Null);
+        CachedAnswer {
+            output: value(slot.output),
+            decision: match slot.decision {
+                NO_DECISION => None,
+                ESCALATE => Some(Decision::Escalate),
+                id => Some(Decision::Answer(value(id))),
+            },
+        }
+    }
+}
+
 /// The answers of one model identity.
 pub(crate) struct DiskCache {
     path: PathBuf,
     prefix: blake3::Hasher,
-    entries: HashMap<[u8; 32], CachedAnswer>,
+    entries: KeyMap,
+    values: Values,
     file: Option<File>,
     /// The file ends in a torn line: start the next append on a fresh line.
     torn: bool,
@@ -61,7 +137,8 @@ impl DiskCache {
         let file_key = blake3::hash(format!("{FORMAT}\0{identity}").as_bytes());
         let dir = dir.join("predictions");
         let path = dir.join(format!("{}.jsonl", file_key.to_hex()));
-        let mut entries = HashMap::new();
+        let mut entries = KeyMap::default();
+        let mut values = Values::default();
         let mut torn = false;
         match File::open(&path) {
             Ok(f) => {
@@ -77,7 +154,7 @@ impl DiskCache {
                     }
                     torn = line.last() != Some(&b'\n');
                     if let Some((key, answer)) = parse_line(&line) {
-                        entries.insert(key, answer);
+                        entries.insert(key, values.slot(answer));
                     }
                 }
             }
@@ -90,6 +167,7 @@ impl DiskCache {
             path,
             prefix,
             entries,
+            values,
             file: None,
             torn,
             hits: 0,
@@ -104,12 +182,12 @@ impl DiskCache {
     }
 
     /// The cached answer for `text` (counted as a hit or a miss).
-    pub(crate) fn get(&mut self, text: &str) -> Option<&CachedAnswer> {
+    pub(crate) fn get(&mut self, text: &str) -> Option<CachedAnswer> {
         let key = self.key(text);
         match self.entries.get(&key) {
-            Some(a) => {
+            Some(&slot) => {
                 self.hits += 1;
-                Some(a)
+                Some(self.values.answer(slot))
             }
             None => {
                 self.misses += 1;
@@ -139,7 +217,8 @@ impl DiskCache {
                 }
             }
             buf.extend_from_slice(b"}\n");
-            self.entries.insert(key, answer);
+            let slot = self.values.slot(answer);
+            self.entries.insert(key, slot);
         }
         if buf.is_empty() {
             return Ok(());

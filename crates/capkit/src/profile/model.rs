@@ -209,8 +209,8 @@ impl CliModel {
                     match cache.get(text) {
                         Some(hit) => {
                             answers[i] = Some(Answer {
-                                output: hit.output.clone(),
-                                decision: hit.decision.clone(),
+                                output: hit.output,
+                                decision: hit.decision,
                             });
                         }
                         None => missing.push(i),
