@@ -14,7 +14,9 @@
 //! blake3(model identity, text), so re-profiling with another suite never re-asks a model about a
 //! text it has answered. The profile JSON is exactly the library's; `--with-run-info` adds a
 //! separate top-level `"run"` block. Nothing is written to `--out` unless the whole profile was
-//! computed. Exit codes: 0 ok, 1 failed (one-line error), 2 usage.
+//! computed. `capkit profile default-suite` prints the default suite; `capkit profile texts`
+//! lists every text a run would send (to precompute `file:` predictions). Exit codes: 0 ok,
+//! 1 failed (one-line error), 2 usage.
 
 mod cache;
 mod cmd;
