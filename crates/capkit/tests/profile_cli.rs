@@ -1077,3 +1077,39 @@ fn texts_subcommand_lists_exactly_what_file_models_need() {
     let profile: Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!(profile["clean_agreement"], json!(1.0));
 }
+
+#[test]
+fn an_unusable_cache_warns_and_the_run_goes_on() {
+    let dir = temp_dir("bad-cache");
+    let not_a_dir = dir.join("file");
+    std::fs::write(&not_a_dir, "x").unwrap();
+    let out = capkit(
+        &[
+            "profile",
+            "classify",
+            "--texts",
+            "texts4.txt",
+            "--suite",
+            "tiny_suite.json",
+            "--student",
+            "cmd:python3 bad_model.py ok",
+            "--teacher",
+            "cmd:python3 bad_model.py ok",
+            "--cache-dir",
+            not_a_dir.to_str().unwrap(),
+        ],
+        &fixtures(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("warning: prediction cache disabled"),
+        "{stderr}"
+    );
+    let profile: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(profile["clean_agreement"], json!(1.0));
+}

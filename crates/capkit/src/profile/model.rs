@@ -146,7 +146,13 @@ impl CliModel {
         let cache = match (&settings.cache_dir, backend.identity()) {
             (Some(dir), Some(identity)) => {
                 let identity = format!("{}\0{identity}", settings.task.name());
-                Some(DiskCache::open(dir, &identity)?)
+                match DiskCache::open(dir, &identity) {
+                    Ok(cache) => Some(cache),
+                    Err(e) => {
+                        eprintln!("capkit: warning: no prediction cache for `{name}`: {e:#}");
+                        None
+                    }
+                }
             }
             _ => None,
         };
@@ -171,10 +177,13 @@ impl CliModel {
             .backend
             .finish()
             .map_err(|e| anyhow::anyhow!("{} model `{}`: {e}", self.side, self.name))?;
-        if let Some(cache) = &mut inner.cache {
-            cache
-                .flush()
-                .map_err(|e| anyhow::anyhow!("prediction cache: {e}"))?;
+        if let Some(cache) = &mut inner.cache
+            && let Err(e) = cache.flush()
+        {
+            eprintln!(
+                "capkit: warning: prediction cache for `{}`: {e:#}",
+                self.name
+            );
         }
         Ok(())
     }
@@ -246,9 +255,15 @@ impl CliModel {
                         )
                     })
                     .collect();
-                cache
-                    .put_all(entries)
-                    .map_err(|e| format!("prediction cache: {e}"))?;
+                // A cache only ever saves calls: one that cannot be written is dropped with a
+                // warning, never a reason to lose the run.
+                if let Err(e) = cache.put_all(entries) {
+                    eprintln!(
+                        "capkit: warning: prediction cache disabled for `{}`: {e:#}",
+                        self.name
+                    );
+                    inner.cache = None;
+                }
             }
             for (i, answer) in missing.into_iter().zip(fresh) {
                 answers[i] = Some(answer);
