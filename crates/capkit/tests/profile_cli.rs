@@ -1107,7 +1107,7 @@ fn an_unusable_cache_warns_and_the_run_goes_on() {
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
-        stderr.contains("warning: prediction cache disabled"),
+        stderr.contains("warning: no prediction cache for"),
         "{stderr}"
     );
     let profile: Value = serde_json::from_slice(&out.stdout).unwrap();
