@@ -140,7 +140,10 @@ struct CommonArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Classify(common) => profile(&common, Task::Classify, &[]),
-        Command::Extract(extract) => profile(&extract.common, Task::Extract, &extract.fields),
+        Command::Extract(extract) => {
+            let fields: Vec<String> = extract.fields.iter().map(|f| f.trim().to_owned()).collect();
+            profile(&extract.common, Task::Extract, &fields)
+        }
         Command::DefaultSuite => {
             println!("{}", suite::default_spec().to_json_string());
             Ok(ExitCode::SUCCESS)
