@@ -3,7 +3,8 @@
 //! * `check-goldens`: run every golden test in the workspace and name each golden that changed.
 //! * `bless-goldens`: accept the current output of every insta snapshot golden.
 //! * `golden-selftest`: perturb one stored snapshot and prove `check-goldens` catches it.
-//! * `ci`: everything `.ci/run` runs, in the same order.
+//! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, tests, docs, goldens, the
+//!   golden self-test, cargo deny).
 //!
 //! A golden test is any test whose name contains `golden` (the libtest filter `golden` selects
 //! exactly them). It either compares against an upstream conformance fixture copied into the
@@ -237,6 +238,16 @@ fn ci() -> Result<()> {
     )?;
     // The README's test command.
     step("tests", &["test", "--workspace"])?;
+    // Docs build without broken or private intra-doc links.
+    println!("xtask ci: docs: cargo doc --workspace --no-deps (RUSTDOCFLAGS=-D warnings)");
+    let status = Command::new(cargo())
+        .args(["doc", "--workspace", "--no-deps"])
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .status()
+        .context("starting `cargo doc`")?;
+    if !status.success() {
+        bail!("docs failed: `cargo doc --workspace --no-deps` with RUSTDOCFLAGS=-D warnings");
+    }
     println!("xtask ci: goldens");
     check_goldens(&[])?;
     golden_selftest()?;

@@ -51,5 +51,5 @@ pub use profile_types::Label;
 pub use spec::{SuiteSpec, TransformSpec};
 pub use suite::CapabilitySuite;
 pub use text::{is_py_letter, is_py_whitespace, py_swapcase, py_whitespace_collapse};
-pub use transform::{Transform, case_jitter_invariance, whitespace_invariance};
+pub use transform::{TextHash, Transform, case_jitter_invariance, whitespace_invariance};
 pub use typo::{KeyboardTypo, TypoRng, keyboard_typo_corruption};
