@@ -9,6 +9,8 @@
 //!   opt-in per-field [`FieldBreakdown`], which has no upstream counterpart.
 //! * [`EvaluationResult`], [`CaseResult`] and [`DatasetSummary`]: mutator evaluations, one case
 //!   and a dataset (upstream: LangState's `LLMEvaluator`; the dataset types are capkit's own).
+//! * [`Needs`], [`TaskSummary`] and [`TypoScoreReport`]: typo-task scores (upstream: urlinsane's
+//!   `aitypo.Summary`), rule tasks and table tasks kept apart.
 //!
 //! [`value`] holds the Python value semantics those results are defined in terms of: how a label
 //! prints (`str()`), when two values are equal (`==`) and which values are "falsy". They live here
@@ -23,6 +25,7 @@
 mod capture;
 mod extractive;
 mod mutator;
+mod typo;
 pub mod value;
 
 pub use capture::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
@@ -35,6 +38,7 @@ pub use mutator::{
     FieldCategory, FieldComparison, FieldState, Inference, StateComparison, StateSnapshot,
     ValueConfidence,
 };
+pub use typo::{Needs, NeedsGroup, TaskSummary, TypoScoreReport};
 
 /// A model output: a classifier label or an extractor record, as a JSON value.
 ///

@@ -4,7 +4,6 @@
 //! duplicates; sort) and nothing else: case, whitespace and Unicode normalisation all count.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use crate::{HarnessError, Needs, Registry, Task, Variant};
 
@@ -113,42 +112,9 @@ pub fn score_against(
     }
 }
 
-/// One task's macro-averaged scores: each mean is over results, so F1 is the mean of per-result
-/// F1 values, not F1 of the means.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Summary {
-    /// The task id.
-    pub task: String,
-    /// Rule or table, from the registry: summaries never mix the two.
-    pub needs: Needs,
-    /// Results summarised.
-    pub n: usize,
-    /// Share of exact results.
-    pub exact_match: f64,
-    /// Mean precision.
-    pub precision: f64,
-    /// Mean recall.
-    pub recall: f64,
-    /// Mean F1.
-    pub f1: f64,
-}
-
-/// `co    nothing   n=3      exact=0.667  P=1.000 R=0.500 F1=0.667` (upstream's layout).
-impl fmt::Display for Summary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:<5} {:<9} n={:<6} exact={:.3}  P={:.3} R={:.3} F1={:.3}",
-            self.task,
-            self.needs.as_str(),
-            self.n,
-            self.exact_match,
-            self.precision,
-            self.recall,
-            self.f1
-        )
-    }
-}
+/// One task's macro-averaged scores (the type lives in `profile-types`, shared by every crate
+/// that reports results).
+pub use profile_types::TaskSummary as Summary;
 
 /// Running sums for one task, added in result order (so the floats match upstream's).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

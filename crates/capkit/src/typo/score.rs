@@ -14,8 +14,9 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use anyhow::Context as _;
+use profile_types::{NeedsGroup, TypoScoreReport};
 use rayon::prelude::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 use typo_tasks::{
     Example, JsonlReader, Needs, Registry, ScoreResult, Summarizer, Summary, Variant, score_against,
 };
@@ -302,26 +303,19 @@ fn print_table(summaries: &[Summary]) {
 }
 
 fn print_json(summaries: &[Summary], scored: usize, unpredicted: usize) {
-    let groups: Vec<Value> = groups(summaries)
-        .into_iter()
-        .map(|(needs, group)| {
-            let tasks: Vec<Value> = group
-                .iter()
-                .map(|s| {
-                    json!({
-                        "task": s.task,
-                        "needs": s.needs.as_str(),
-                        "n": s.n,
-                        "exact_match": s.exact_match,
-                        "precision": s.precision,
-                        "recall": s.recall,
-                        "f1": s.f1,
-                    })
-                })
-                .collect();
-            json!({ "needs": needs.as_str(), "tasks": tasks })
-        })
-        .collect();
-    let doc = json!({ "scored": scored, "unpredicted": unpredicted, "groups": groups });
-    println!("{doc:#}");
+    let report = TypoScoreReport {
+        scored,
+        unpredicted,
+        groups: groups(summaries)
+            .into_iter()
+            .map(|(needs, group)| NeedsGroup {
+                needs,
+                tasks: group.into_iter().cloned().collect(),
+            })
+            .collect(),
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&report).unwrap_or_default()
+    );
 }
