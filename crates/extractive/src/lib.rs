@@ -45,6 +45,7 @@
 mod error;
 mod f1;
 mod profile;
+mod records;
 mod schema;
 
 pub use error::Error;

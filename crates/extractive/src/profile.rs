@@ -2,17 +2,20 @@
 
 use indexmap::IndexMap;
 use profile_types::{ExtractiveProfile, F1Pair, FieldBreakdown, FieldReport, SchemaValidity};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use suite_core::{CapabilitySuite, Model, PredictionCache, Side, Stage, StageIds};
+
+use std::cell::RefCell;
 
 use crate::Error;
 use crate::error::json_type;
 use crate::f1::Tally;
+use crate::records::RecordSet;
 use crate::schema::is_valid;
 
-/// A prediction as the profile keeps it: a record, or the JSON type of a non-record (reported
-/// with its position when the profile reads it).
-type Record = Result<Map<String, Value>, &'static str>;
+/// A prediction as the profile keeps it: the id of a record in the profile's [`RecordSet`], or
+/// the JSON type of a non-record (reported with its position when the profile reads it).
+type Record = Result<u32, &'static str>;
 type Cache<'m> = PredictionCache<'m, Record>;
 
 /// The upstream-shaped profile plus the per-field breakdown behind it.
@@ -60,9 +63,12 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
     fields: &[F],
     per_field: bool,
 ) -> Result<ExtractiveReport, Error> {
+    // Equal records are kept once; the converter runs only while a model answer is absorbed, so
+    // the set is never borrowed twice.
+    let records = RefCell::new(RecordSet::default());
     let mut cache: Cache<'_> =
         PredictionCache::with_converter(student, teacher, |_, label| match label {
-            Value::Object(record) => Ok(record),
+            Value::Object(record) => Ok(records.borrow_mut().intern(record)),
             other => Err(json_type(&other)),
         });
     let stages = 1 + suite.corruptions().count() + suite.invariances().count();
@@ -70,15 +76,25 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
 
     let clean = cache.stage(&Stage::Clean, texts.iter().map(AsRef::as_ref))?;
     let clean_tally = compare(
-        &cache,
+        &View::of(&cache, &records.borrow()),
         &Stage::Clean,
         (Side::Student, &clean),
         (Side::Teacher, &clean),
         per_field,
     )?;
     let schema_validity = SchemaValidity {
-        student: validity(&cache, Side::Student, &clean, fields)?,
-        teacher: validity(&cache, Side::Teacher, &clean, fields)?,
+        student: validity(
+            &View::of(&cache, &records.borrow()),
+            Side::Student,
+            &clean,
+            fields,
+        )?,
+        teacher: validity(
+            &View::of(&cache, &records.borrow()),
+            Side::Teacher,
+            &clean,
+            fields,
+        )?,
     };
 
     let mut breakdown = FieldBreakdown::default();
@@ -87,7 +103,14 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
         let stage = Stage::Corruption(name.to_owned());
         let ids = cache.transformed(&stage, &clean, transform)?;
         // Both sides against the same fixed gold: the teacher's clean extraction.
-        let (pair, fields) = score_stage(&cache, &stage, &ids, &clean, Side::Teacher, per_field)?;
+        let (pair, fields) = score_stage(
+            &View::of(&cache, &records.borrow()),
+            &stage,
+            &ids,
+            &clean,
+            Side::Teacher,
+            per_field,
+        )?;
         corruptions.insert(name.to_owned(), pair);
         if let Some(fields) = fields {
             breakdown.corruptions.insert(name.to_owned(), fields);
@@ -99,7 +122,14 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
         let stage = Stage::Invariance(name.to_owned());
         let ids = cache.transformed(&stage, &clean, transform)?;
         // Each side against its own clean output (rewritten output in the prediction slot).
-        let (pair, fields) = score_stage(&cache, &stage, &ids, &clean, Side::Student, per_field)?;
+        let (pair, fields) = score_stage(
+            &View::of(&cache, &records.borrow()),
+            &stage,
+            &ids,
+            &clean,
+            Side::Student,
+            per_field,
+        )?;
         invariances.insert(name.to_owned(), pair);
         if let Some(fields) = fields {
             breakdown.invariances.insert(name.to_owned(), fields);
@@ -126,7 +156,7 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
 /// Both sides' F1 on one stage: the teacher against its clean output, the student against
 /// `student_reference`'s clean output (the teacher's for corruptions, its own for invariances).
 fn score_stage(
-    cache: &Cache<'_>,
+    view: &View<'_, '_>,
     stage: &Stage,
     ids: &StageIds,
     clean: &StageIds,
@@ -134,14 +164,14 @@ fn score_stage(
     per_field: bool,
 ) -> Result<(F1Pair, Option<FieldReport>), Error> {
     let s = compare(
-        cache,
+        view,
         stage,
         (Side::Student, ids),
         (student_reference, clean),
         per_field,
     )?;
     let t = compare(
-        cache,
+        view,
         stage,
         (Side::Teacher, ids),
         (Side::Teacher, clean),
@@ -158,28 +188,37 @@ fn score_stage(
     Ok((pair, fields))
 }
 
-/// The record of `side` for the text at `position` of `stage`.
-fn record<'c>(
-    cache: &'c Cache<'_>,
-    side: Side,
-    stage: &Stage,
-    ids: &StageIds,
-    position: usize,
-) -> Result<&'c Map<String, Value>, Error> {
-    cache
-        .output(side, ids.ids()[position])
-        .as_ref()
-        .map_err(|got| Error::NotARecord {
+/// What the scoring functions read: the answers by text id, and the records they point to.
+struct View<'v, 'm> {
+    cache: &'v Cache<'m>,
+    records: &'v RecordSet,
+}
+
+impl<'v, 'm> View<'v, 'm> {
+    fn of(cache: &'v Cache<'m>, records: &'v RecordSet) -> View<'v, 'm> {
+        View { cache, records }
+    }
+
+    /// The record id of `side` for the text at `position` of `stage`.
+    fn record_id(
+        &self,
+        side: Side,
+        stage: &Stage,
+        ids: &StageIds,
+        position: usize,
+    ) -> Result<u32, Error> {
+        (*self.cache.output(side, ids.ids()[position])).map_err(|got| Error::NotARecord {
             side,
             stage: stage.clone(),
             position,
             got,
         })
+    }
 }
 
 /// Tallies `predicted` records against `reference` records, position by position.
 fn compare(
-    cache: &Cache<'_>,
+    view: &View<'_, '_>,
     stage: &Stage,
     predicted: (Side, &StageIds),
     reference: (Side, &StageIds),
@@ -187,17 +226,22 @@ fn compare(
 ) -> Result<Tally, Error> {
     let mut tally = Tally::new(per_field);
     for position in 0..predicted.1.len() {
-        let p = record(cache, predicted.0, stage, predicted.1, position)?;
+        let p = view.record_id(predicted.0, stage, predicted.1, position)?;
         // The reference comes from the clean pass.
-        let r = record(cache, reference.0, &Stage::Clean, reference.1, position)?;
-        tally.add(p, r);
+        let r = view.record_id(reference.0, &Stage::Clean, reference.1, position)?;
+        if p == r {
+            // One stored record: every reference field matches itself.
+            tally.add_identical(view.records.get(r));
+        } else {
+            tally.add(view.records.get(p), view.records.get(r));
+        }
     }
     Ok(tally)
 }
 
 /// Fraction of the clean records of `side` that are complete and grounded; `1.0` for no texts.
 fn validity<F: AsRef<str>>(
-    cache: &Cache<'_>,
+    view: &View<'_, '_>,
     side: Side,
     clean: &StageIds,
     fields: &[F],
@@ -207,8 +251,10 @@ fn validity<F: AsRef<str>>(
     }
     let mut valid = 0usize;
     for position in 0..clean.len() {
-        let r = record(cache, side, &Stage::Clean, clean, position)?;
-        valid += usize::from(is_valid(r, cache.text(clean.ids()[position]), fields));
+        let r = view
+            .records
+            .get(view.record_id(side, &Stage::Clean, clean, position)?);
+        valid += usize::from(is_valid(r, view.cache.text(clean.ids()[position]), fields));
     }
     Ok(valid as f64 / clean.len() as f64)
 }
