@@ -97,44 +97,31 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
         )?,
     };
 
-    let mut breakdown = FieldBreakdown::default();
-    let mut corruptions = IndexMap::new();
-    for (name, transform) in suite.corruptions() {
-        let stage = Stage::Corruption(name.to_owned());
-        let ids = cache.transformed(&stage, &clean, transform)?;
-        // Both sides against the same fixed gold: the teacher's clean extraction.
-        let (pair, fields) = score_stage(
-            &View::of(&cache, &records.borrow()),
-            &stage,
-            &ids,
-            &clean,
-            Side::Teacher,
-            per_field,
-        )?;
-        corruptions.insert(name.to_owned(), pair);
-        if let Some(fields) = fields {
-            breakdown.corruptions.insert(name.to_owned(), fields);
-        }
-    }
-
-    let mut invariances = IndexMap::new();
-    for (name, transform) in suite.invariances() {
-        let stage = Stage::Invariance(name.to_owned());
-        let ids = cache.transformed(&stage, &clean, transform)?;
-        // Each side against its own clean output (rewritten output in the prediction slot).
-        let (pair, fields) = score_stage(
-            &View::of(&cache, &records.borrow()),
-            &stage,
-            &ids,
-            &clean,
-            Side::Student,
-            per_field,
-        )?;
-        invariances.insert(name.to_owned(), pair);
-        if let Some(fields) = fields {
-            breakdown.invariances.insert(name.to_owned(), fields);
-        }
-    }
+    // Corruptions: both sides against the same fixed gold, the teacher's clean extraction.
+    let (corruptions, corruption_fields) = score_section(
+        &mut cache,
+        &records,
+        &clean,
+        suite.corruptions(),
+        Stage::Corruption,
+        Side::Teacher,
+        per_field,
+    )?;
+    // Invariances: each side against its own clean output (rewritten output as the prediction).
+    let (invariances, invariance_fields) = score_section(
+        &mut cache,
+        &records,
+        &clean,
+        suite.invariances(),
+        Stage::Invariance,
+        Side::Student,
+        per_field,
+    )?;
+    let mut breakdown = FieldBreakdown {
+        corruptions: corruption_fields,
+        invariances: invariance_fields,
+        ..FieldBreakdown::default()
+    };
 
     let abstention = cache.abstention(&clean)?;
     let clean_f1 = clean_tally.f1();
@@ -151,6 +138,35 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
         },
         fields: breakdown,
     })
+}
+
+/// A section's F1 pairs and (when asked for) per-field reports, by stage name.
+type SectionScores = (IndexMap<String, F1Pair>, IndexMap<String, FieldReport>);
+
+/// Runs and scores one section of the suite (its corruptions or its invariances), stage by stage.
+fn score_section<'s>(
+    cache: &mut Cache<'_>,
+    records: &RefCell<RecordSet>,
+    clean: &StageIds,
+    entries: impl Iterator<Item = (&'s str, &'s suite_core::Transform)>,
+    stage_of: fn(String) -> Stage,
+    student_reference: Side,
+    per_field: bool,
+) -> Result<SectionScores, Error> {
+    let mut scores = IndexMap::new();
+    let mut fields = IndexMap::new();
+    for (name, transform) in entries {
+        let stage = stage_of(name.to_owned());
+        let ids = cache.transformed(&stage, clean, transform)?;
+        let records = records.borrow();
+        let view = View::of(cache, &records);
+        let (pair, report) = score_stage(&view, &stage, &ids, clean, student_reference, per_field)?;
+        scores.insert(name.to_owned(), pair);
+        if let Some(report) = report {
+            fields.insert(name.to_owned(), report);
+        }
+    }
+    Ok((scores, fields))
 }
 
 /// Both sides' F1 on one stage: the teacher against its clean output, the student against
