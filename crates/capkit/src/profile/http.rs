@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::profile::model::{Answer, Backend, Settings, Task, check_record, decision_of};
+use crate::profile::model::{
+    Answer, Backend, Settings, Task, check_record, decision_of, gather_ordered,
+};
 use crate::profile::spec::scrub_userinfo;
 
 pub(crate) struct HttpBackend {
@@ -133,28 +135,13 @@ impl Backend for HttpBackend {
         let first = self.sent;
         self.sent += texts.len() as u64;
         let batches: Vec<&[&str]> = texts.chunks(self.batch_size).collect();
-        let mut out = Vec::with_capacity(texts.len());
-        let mut failed = None;
         let size = self.batch_size as u64;
-        mutator_eval::for_each_ordered(
+        gather_ordered(
             &batches,
             self.concurrency,
             |i, batch| self.post(batch, first + i as u64 * size),
-            |_, result| match result {
-                Ok(answers) if failed.is_none() => {
-                    done(answers.len() as u64);
-                    out.extend(answers);
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    failed.get_or_insert(e);
-                }
-            },
-        );
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+            done,
+        )
     }
 
     fn identity(&self) -> Option<String> {

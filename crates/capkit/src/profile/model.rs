@@ -70,6 +70,33 @@ pub(crate) trait Backend {
     fn identity(&self) -> Option<String>;
 }
 
+/// Calls `call` on every item, at most `concurrency` at once, and gathers the answers in item
+/// order (so the result does not depend on `concurrency`). The first failure in item order is
+/// the error; `done` counts the answers gathered before it.
+pub(crate) fn gather_ordered<T: Sync>(
+    items: &[T],
+    concurrency: usize,
+    call: impl Fn(usize, &T) -> Result<Vec<Answer>, String> + Sync,
+    done: &mut dyn FnMut(u64),
+) -> Result<Vec<Answer>, String> {
+    let mut out = Vec::new();
+    let mut failed = None;
+    mutator_eval::for_each_ordered(items, concurrency, call, |_, result| match result {
+        Ok(answers) if failed.is_none() => {
+            done(answers.len() as u64);
+            out.extend(answers);
+        }
+        Ok(_) => {}
+        Err(e) => {
+            failed.get_or_insert(e);
+        }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
 /// Checks an extractor's output; `what` names the answer in the error.
 pub(crate) fn check_record(
     task: Task,

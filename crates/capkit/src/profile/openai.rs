@@ -4,7 +4,7 @@
 use mutator_eval::{ChatClient, ChatConfig, LlmClient as _, ResponseCache};
 use serde_json::Value;
 
-use crate::profile::model::{Answer, Backend, Settings, Task, check_record, short};
+use crate::profile::model::{Answer, Backend, Settings, Task, check_record, gather_ordered, short};
 use crate::profile::spec::scrub_userinfo;
 
 pub(crate) struct OpenAiBackend {
@@ -95,27 +95,12 @@ impl Backend for OpenAiBackend {
     fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, String> {
         let first = self.sent;
         self.sent += texts.len() as u64;
-        let mut out = Vec::with_capacity(texts.len());
-        let mut failed = None;
-        mutator_eval::for_each_ordered(
+        gather_ordered(
             texts,
             self.concurrency,
-            |i, text| self.one(text, first + i as u64),
-            |_, result| match result {
-                Ok(answer) if failed.is_none() => {
-                    done(1);
-                    out.push(answer);
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    failed.get_or_insert(e);
-                }
-            },
-        );
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+            |i, text| self.one(text, first + i as u64).map(|a| vec![a]),
+            done,
+        )
     }
 
     fn identity(&self) -> Option<String> {
