@@ -1,0 +1,56 @@
+"""capkit_rs: what a distilled student really captured from its teacher, computed in Rust.
+
+A drop-in replacement for mixle 0.7's capability API -- switch with one import line::
+
+    from capkit_rs import (CapabilitySuite, capture_profile, case_jitter_invariance,
+                           keyboard_typo_corruption, whitespace_invariance)
+
+Same names, parameters and returned ``dict`` s (values and key order) as
+``mixle.task.capability`` and ``mixle.task.generative_capability``; the built-in transforms run
+in Rust with the GIL released, each distinct text is sent to each model once, and any Python
+callable still works as a corruption or invariance. Typo tasks live in :mod:`capkit_rs.typo`,
+mutator evaluation in :mod:`capkit_rs.mutator`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List
+
+from ._native import (
+    Transform,
+    __version__,
+    capture_profile,
+    case_jitter_invariance,
+    extractive_capture_profile,
+    keyboard_typo_corruption,
+    validate_extraction_schema,
+    whitespace_invariance,
+)
+
+__all__ = [
+    "CapabilitySuite",
+    "Transform",
+    "__version__",
+    "capture_profile",
+    "case_jitter_invariance",
+    "extractive_capture_profile",
+    "keyboard_typo_corruption",
+    "validate_extraction_schema",
+    "whitespace_invariance",
+]
+
+
+@dataclass
+class CapabilitySuite:
+    """Named corruptions (mildest first), named invariances and probes.
+
+    The same plain record as mixle's: ``corruptions`` and ``invariances`` map a name to a text
+    transform (a built-in :class:`Transform` or any ``str -> str`` callable), in the order the
+    profile reports them; ``probes`` are fixed inputs whose raw predictions are recorded. Any
+    object with these three attributes (mixle's own suites included) is accepted by the profiles.
+    """
+
+    corruptions: Dict[str, Callable[[str], str]] = field(default_factory=dict)
+    invariances: Dict[str, Callable[[str], str]] = field(default_factory=dict)
+    probes: List[Any] = field(default_factory=list)

@@ -1,0 +1,29 @@
+//! `capkit-py`: the Python package `capkit_rs` (distribution `capkit-rs`), built by maturin.
+//!
+//! The bindings adapt; they never re-implement. Every rule (profiles, transforms, typo tasks,
+//! mutator scoring) lives in the Rust crates; this crate only turns Python values into Rust values,
+//! reaches Python models the way upstream mixle reaches them, and builds the plain `dict`s mixle
+//! returns. Everything is behind the `python` feature so that `cargo test --workspace` needs no
+//! Python toolchain (maturin enables it; see `pyproject.toml`).
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "python")]
+mod convert;
+#[cfg(feature = "python")]
+mod errors;
+#[cfg(feature = "python")]
+mod model;
+#[cfg(feature = "python")]
+mod profile;
+
+#[cfg(feature = "python")]
+use pyo3::prelude::*;
+
+/// The native module `capkit_rs._native`; the Python package re-exports its public face.
+#[cfg(feature = "python")]
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    profile::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! Python models behind `suite_core::Model`, reached exactly as upstream mixle reaches them.
+//!
+//! Prediction (first match wins): an attribute `batch` → `list(model.batch(texts))`; an attribute
+//! `task` → `list(model.task.batch(texts))`; otherwise the model is called once with the whole list
+//! and, unless that returns a `list`/`tuple` of the right length, once per text. Decisions:
+//! `batch_decide(texts)`, else `decide(text)` per text, else no decision API; a decision of exactly
+//! `None` escalates. The profile runs with the GIL released and attaches only around these calls;
+//! a Python exception travels back as the model's error, untouched, so the caller can re-raise it.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+use profile_types::Label;
+use suite_core::{Decision, Model, ModelError};
+
+use crate::convert::{Converter, LabelMode};
+
+/// A Python object used as a student or teacher.
+pub(crate) struct PyModel {
+    obj: Py<PyAny>,
+    mode: LabelMode,
+}
+
+impl PyModel {
+    pub(crate) fn new(obj: &Bound<'_, PyAny>, mode: LabelMode) -> PyModel {
+        PyModel {
+            obj: obj.clone().unbind(),
+            mode,
+        }
+    }
+}
+
+/// `list(iterable)`, element by element.
+fn to_vec<'py>(out: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    out.try_iter()?.collect()
+}
+
+/// Upstream's predict dispatch over any Python list of inputs (texts, or raw probes).
+pub(crate) fn predict<'py>(
+    model: &Bound<'py, PyAny>,
+    inputs: &Bound<'py, PyList>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if model.hasattr("batch")? {
+        return to_vec(&model.call_method1("batch", (inputs,))?);
+    }
+    if model.hasattr("task")? {
+        return to_vec(&model.getattr("task")?.call_method1("batch", (inputs,))?);
+    }
+    let first = model.call1((inputs,))?;
+    let is_sequence = first.is_instance_of::<PyList>() || first.is_instance_of::<PyTuple>();
+    if is_sequence && first.len()? == inputs.len() {
+        return to_vec(&first);
+    }
+    inputs.iter().map(|item| model.call1((item,))).collect()
+}
+
+/// Upstream's decide dispatch: `None` when the model has no decision API.
+fn decide<'py>(
+    model: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyList>,
+) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
+    if model.hasattr("batch_decide")? {
+        return to_vec(&model.call_method1("batch_decide", (texts,))?).map(Some);
+    }
+    if model.hasattr("decide")? {
+        return texts
+            .iter()
+            .map(|t| model.call_method1("decide", (t,)))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Some);
+    }
+    Ok(None)
+}
+
+fn boxed(err: PyErr) -> ModelError {
+    Box::new(err)
+}
+
+impl Model for PyModel {
+    fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
+        Python::attach(|py| {
+            let inputs = PyList::new(py, texts)?;
+            let outputs = predict(self.obj.bind(py), &inputs)?;
+            let mut converter = Converter::new(self.mode);
+            outputs
+                .iter()
+                .map(|o| converter.convert(o))
+                .collect::<PyResult<Vec<Label>>>()
+        })
+        .map_err(boxed)
+    }
+
+    fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
+        Python::attach(|py| {
+            let run = || -> PyResult<Option<Vec<Decision>>> {
+                let inputs = PyList::new(py, texts)?;
+                let Some(decisions) = decide(self.obj.bind(py), &inputs)? else {
+                    return Ok(None);
+                };
+                let mut converter = Converter::new(self.mode);
+                decisions
+                    .iter()
+                    .map(|d| {
+                        if d.is_none() {
+                            Ok(Decision::Escalate)
+                        } else {
+                            // The answer itself is not read by any profile; a value JSON cannot
+                            // hold must not fail the run, so fall back to its `str()` form.
+                            converter
+                                .convert(d)
+                                .or_else(|_| crate::convert::str_form(d).map(Label::String))
+                                .map(Decision::Answer)
+                        }
+                    })
+                    .collect::<PyResult<Vec<_>>>()
+                    .map(Some)
+            };
+            run().transpose().map(|r| r.map_err(boxed))
+        })
+    }
+}

@@ -1,0 +1,364 @@
+//! mixle's capability API: transforms, `capture_profile`, `extractive_capture_profile`,
+//! `validate_extraction_schema`, returning the same plain `dict`s (key order included).
+
+use std::collections::HashMap;
+
+use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+
+use profile_types::{Abstention, CaptureProfile, ExtractiveProfile};
+use suite_core::{CapabilitySuite, KeyboardTypo, Side, Stage, Transform, TypoRng};
+
+use crate::convert::{LabelMode, str_form, strs_of, texts_of, to_value, type_name};
+use crate::errors::{capture_error, extractive_error, with_context};
+use crate::model::{PyModel, predict};
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTransform>()?;
+    m.add_function(wrap_pyfunction!(keyboard_typo_corruption, m)?)?;
+    m.add_function(wrap_pyfunction!(capture_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(extractive_capture_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_extraction_schema, m)?)?;
+    let py = m.py();
+    m.add(
+        "case_jitter_invariance",
+        PyTransform::new(
+            suite_core::case_jitter_invariance(),
+            "case_jitter_invariance",
+        )
+        .into_pyobject(py)?,
+    )?;
+    m.add(
+        "whitespace_invariance",
+        PyTransform::new(suite_core::whitespace_invariance(), "whitespace_invariance")
+            .into_pyobject(py)?,
+    )?;
+    Ok(())
+}
+
+/// A built-in text transform implemented in Rust: callable like a function (`t("text")`), and run
+/// with the GIL released when a profile applies it.
+#[pyclass(name = "Transform", module = "capkit_rs", frozen)]
+pub(crate) struct PyTransform {
+    inner: Transform,
+    repr: String,
+}
+
+impl PyTransform {
+    fn new(inner: Transform, repr: impl Into<String>) -> PyTransform {
+        PyTransform {
+            inner,
+            repr: repr.into(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyTransform {
+    /// Applies the transform to one text.
+    fn __call__(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<String> {
+        let text = text.cast::<PyString>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{} takes a str, got {}",
+                self.repr,
+                type_name(text)
+            ))
+        })?;
+        let text = text.to_cow()?;
+        Ok(py.detach(|| self.inner.apply(&text)))
+    }
+
+    fn __repr__(&self) -> String {
+        self.repr.clone()
+    }
+}
+
+/// `keyboard_typo_corruption(rate, *, seed=0, rng="chacha")`: each letter is replaced by a random
+/// `a`-`z` with probability `rate`. `rng="mixle"` draws exactly as mixle 0.7 does (Python's
+/// MT19937 seeded with `f"{seed}:{text}"`), so migrated profiles reproduce bit for bit.
+#[pyfunction]
+#[pyo3(signature = (rate, *, seed = None, rng = "chacha"))]
+fn keyboard_typo_corruption(
+    rate: &Bound<'_, PyAny>,
+    seed: Option<&Bound<'_, PyAny>>,
+    rng: &str,
+) -> PyResult<PyTransform> {
+    let numeric = rate.is_instance_of::<PyFloat>() || rate.is_instance_of::<PyInt>();
+    if !numeric {
+        // What upstream's `0.0 <= rate <= 1.0` raises for a non-number.
+        return Err(PyTypeError::new_err(format!(
+            "'<=' not supported between instances of 'float' and '{}'",
+            type_name(rate)
+        )));
+    }
+    let message = || -> PyResult<PyErr> {
+        Ok(PyValueError::new_err(format!(
+            "rate must be in [0, 1], got {}",
+            str_form(rate)?
+        )))
+    };
+    // A huge int does not fit a float; it is out of range all the same.
+    let value: f64 = rate.extract().or_else(|_| Err(message()?))?;
+    let seed_value: u64 = match seed {
+        None => 0,
+        Some(seed) if seed.is_instance_of::<PyBool>() => {
+            return Err(PyTypeError::new_err("seed must be an int, not bool"));
+        }
+        Some(seed) => seed.extract().map_err(|_| {
+            PyValueError::new_err(format!(
+                "seed must be an int in [0, 2**64), got {}",
+                str_form(seed).unwrap_or_default()
+            ))
+        })?,
+    };
+    let typo_rng = match rng {
+        "chacha" => TypoRng::Chacha,
+        "mixle" => TypoRng::Mixle,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "rng must be \"chacha\" or \"mixle\", got {other:?}"
+            )));
+        }
+    };
+    let typo = match KeyboardTypo::new(value, seed_value).and_then(|t| t.with_rng(typo_rng)) {
+        Ok(t) => t,
+        Err(suite_core::Error::InvalidRate { .. }) => return Err(message()?),
+        Err(other) => return Err(PyValueError::new_err(other.to_string())),
+    };
+    let repr = format!(
+        "keyboard_typo_corruption({}, seed={seed_value}, rng={rng:?})",
+        str_form(rate)?
+    );
+    Ok(PyTransform::new(typo.into_transform(), repr))
+}
+
+/// A Python callable used as a transform: applied under the GIL before the profile runs, once
+/// per distinct clean text (transforms only ever see clean texts), then looked up.
+fn python_transform(f: &Bound<'_, PyAny>, texts: &[String], what: &str) -> PyResult<Transform> {
+    let mut outputs: HashMap<String, String> = HashMap::with_capacity(texts.len());
+    for text in texts {
+        if outputs.contains_key(text) {
+            continue;
+        }
+        let out = f
+            .call1((text,))
+            .map_err(|e| with_context(f.py(), e, &format!("{what} failed")))?;
+        let out = out.cast::<PyString>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{what} returned {} for a text; a transform must return str",
+                type_name(&out)
+            ))
+        })?;
+        outputs.insert(text.clone(), out.to_cow()?.into_owned());
+    }
+    Ok(Transform::new(move |t| {
+        outputs.get(t).cloned().unwrap_or_else(|| t.to_owned())
+    }))
+}
+
+/// The Rust suite behind a Python `CapabilitySuite` (anything with `corruptions`, `invariances`
+/// mappings and a `probes` iterable, mixle's own suites included), and its raw probes.
+fn rust_suite<'py>(
+    suite: &Bound<'py, PyAny>,
+    texts: &[String],
+) -> PyResult<(CapabilitySuite, Bound<'py, PyList>)> {
+    let mut out = CapabilitySuite::new();
+    for section in ["corruptions", "invariances"] {
+        let mapping = suite.getattr(section)?;
+        for item in mapping.call_method0("items")?.try_iter()? {
+            let (name, f): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
+            let name = name
+                .cast::<PyString>()
+                .map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "suite.{section} keys must be str, got {}",
+                        type_name(&name)
+                    ))
+                })?
+                .to_cow()?
+                .into_owned();
+            let kind = if section == "corruptions" {
+                "corruption"
+            } else {
+                "invariance"
+            };
+            let transform = match f.cast::<PyTransform>() {
+                Ok(t) => t.get().inner.clone(),
+                Err(_) => python_transform(&f, texts, &format!("the {kind} `{name}`"))?,
+            };
+            if section == "corruptions" {
+                out.add_corruption(name, transform);
+            } else {
+                out.add_invariance(name, transform);
+            }
+        }
+    }
+    let probes = PyList::new(
+        suite.py(),
+        suite
+            .getattr("probes")?
+            .try_iter()?
+            .collect::<PyResult<Vec<_>>>()?,
+    )?;
+    Ok((out, probes))
+}
+
+fn abstention_dict<'py>(py: Python<'py>, a: &Abstention) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("student_escalation_rate", a.student_escalation_rate)?;
+    d.set_item("teacher_escalation_rate", a.teacher_escalation_rate)?;
+    Ok(d)
+}
+
+/// Raw predictions of one side on the probes (upstream passes probes and answers through as is).
+fn probe_predictions<'py>(
+    model: &Bound<'py, PyAny>,
+    probes: &Bound<'py, PyList>,
+    side: Side,
+) -> PyResult<Bound<'py, PyList>> {
+    let out = predict(model, probes).map_err(|e| {
+        with_context(
+            model.py(),
+            e,
+            &format!("{side} model failed on the {}", Stage::Probes),
+        )
+    })?;
+    PyList::new(model.py(), out)
+}
+
+/// `capture_profile(student, teacher, texts, suite) -> dict`, as mixle returns it.
+#[pyfunction]
+fn capture_profile<'py>(
+    py: Python<'py>,
+    student: &Bound<'py, PyAny>,
+    teacher: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyAny>,
+    suite: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let texts = texts_of(texts)?;
+    let (rust_suite, probes) = rust_suite(suite, &texts)?;
+    let s = PyModel::new(student, LabelMode::StrForm);
+    let t = PyModel::new(teacher, LabelMode::StrForm);
+    let profile: CaptureProfile = py
+        .detach(|| capture::capture_profile(&s, &t, &texts, &rust_suite))
+        .map_err(|e| capture_error(py, e))?;
+
+    let out = PyDict::new(py);
+    out.set_item("clean_agreement", profile.clean_agreement)?;
+    let corruptions = PyDict::new(py);
+    for (name, rate) in &profile.corruptions {
+        corruptions.set_item(name, rate)?;
+    }
+    out.set_item("corruptions", corruptions)?;
+    let invariances = PyDict::new(py);
+    for (name, v) in &profile.invariances {
+        let d = PyDict::new(py);
+        d.set_item("student_violation_rate", v.student_violation_rate)?;
+        d.set_item("teacher_violation_rate", v.teacher_violation_rate)?;
+        invariances.set_item(name, d)?;
+    }
+    out.set_item("invariances", invariances)?;
+    if !probes.is_empty() {
+        let d = PyDict::new(py);
+        d.set_item(
+            "student",
+            probe_predictions(student, &probes, Side::Student)?,
+        )?;
+        d.set_item(
+            "teacher",
+            probe_predictions(teacher, &probes, Side::Teacher)?,
+        )?;
+        out.set_item("probes", d)?;
+    }
+    if let Some(a) = &profile.abstention {
+        out.set_item("abstention", abstention_dict(py, a)?)?;
+    }
+    Ok(out)
+}
+
+/// `extractive_capture_profile(student, teacher, texts, suite, *, fields) -> dict`, as mixle
+/// returns it (suite probes are ignored, as upstream ignores them).
+#[pyfunction]
+#[pyo3(signature = (student, teacher, texts, suite, *, fields))]
+fn extractive_capture_profile<'py>(
+    py: Python<'py>,
+    student: &Bound<'py, PyAny>,
+    teacher: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyAny>,
+    suite: &Bound<'py, PyAny>,
+    fields: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let texts = texts_of(texts)?;
+    let fields = strs_of(fields, "fields")?;
+    let (rust_suite, _probes) = rust_suite(suite, &texts)?;
+    let s = PyModel::new(student, LabelMode::Value);
+    let t = PyModel::new(teacher, LabelMode::Value);
+    let profile: ExtractiveProfile = py
+        .detach(|| extractive::extractive_capture_profile(&s, &t, &texts, &rust_suite, &fields))
+        .map_err(|e| extractive_error(py, e))?;
+
+    let out = PyDict::new(py);
+    out.set_item("clean_f1", profile.clean_f1)?;
+    let validity = PyDict::new(py);
+    validity.set_item("student", profile.schema_validity.student)?;
+    validity.set_item("teacher", profile.schema_validity.teacher)?;
+    out.set_item("schema_validity", validity)?;
+    for (key, section) in [
+        ("corruptions", &profile.corruptions),
+        ("invariances", &profile.invariances),
+    ] {
+        let d = PyDict::new(py);
+        for (name, pair) in section {
+            let p = PyDict::new(py);
+            p.set_item("student_f1", pair.student_f1)?;
+            p.set_item("teacher_f1", pair.teacher_f1)?;
+            d.set_item(name, p)?;
+        }
+        out.set_item(key, d)?;
+    }
+    if let Some(a) = &profile.abstention {
+        out.set_item("abstention", abstention_dict(py, a)?)?;
+    }
+    Ok(out)
+}
+
+/// `validate_extraction_schema(record, source_text, fields) -> dict`: is the record complete
+/// (every field present and truthy) and grounded (every truthy field's `str()` occurs in the
+/// source text)?
+#[pyfunction]
+fn validate_extraction_schema<'py>(
+    py: Python<'py>,
+    record: &Bound<'py, PyAny>,
+    source_text: &Bound<'py, PyAny>,
+    fields: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let fields = strs_of(fields, "fields")?;
+    if !record.is_instance_of::<PyDict>() {
+        // Upstream's own failures: a membership test on None, `.items()` on anything else.
+        if record.is_none() && !fields.is_empty() {
+            return Err(PyTypeError::new_err(
+                "argument of type 'NoneType' is not iterable",
+            ));
+        }
+        return Err(PyAttributeError::new_err(format!(
+            "'{}' object has no attribute 'items'",
+            type_name(record)
+        )));
+    }
+    let source_text = source_text.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "source_text must be str, got {}",
+            type_name(source_text)
+        ))
+    })?;
+    let record = to_value(record)?;
+    let check = extractive::validate_extraction_schema(&record, &source_text.to_cow()?, &fields)
+        .map_err(|e| extractive_error(py, e))?;
+    let out = PyDict::new(py);
+    out.set_item("complete", check.complete)?;
+    out.set_item("grounded", check.grounded)?;
+    out.set_item("missing", check.missing)?;
+    out.set_item("ungrounded", check.ungrounded)?;
+    Ok(out)
+}
