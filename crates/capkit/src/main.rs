@@ -3,9 +3,12 @@
 //! Each subcommand group lives in its own module: `typo` (typo task corpora), `mutator`
 //! (mutator evaluation), `profile` (capability profiles of real models). Exit codes: 0 ok, 1 refused or failed (one-line error on stderr), 2 usage.
 #![forbid(unsafe_code)]
+// Every stdout write goes through `stdout`, which ends quietly on a closed pipe.
+#![deny(clippy::print_stdout)]
 
 mod mutator;
 mod profile;
+mod stdout;
 mod typo;
 
 use std::process::ExitCode;
@@ -40,6 +43,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader of stdout went away (`| head`): what it read is what it wanted.
+        Err(err) if stdout::is_closed(&err) => ExitCode::SUCCESS,
         Err(err) => {
             // One line: the error and its causes, joined.
             eprintln!("capkit: {err:#}");

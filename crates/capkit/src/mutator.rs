@@ -16,6 +16,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use mutator_eval::{ChatClient, ChatConfig, Replies, ResponseCache, Runner, SummaryBuilder};
 use profile_types::{CaseResult, DatasetSummary};
 
+use crate::stdout::Lines;
+
 /// Arguments of `capkit mutator`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -172,9 +174,9 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         ),
         None => "replay".to_owned(),
     };
-    print_table(&args.cases, &source, &summary, wall);
+    let mut table = summary_table(&args.cases, &source, &summary, wall);
     if let Some(c) = &client {
-        println!(
+        table.line(format_args!(
             "  http attempts       {}  (cache hits {}, cache {})",
             c.attempts(),
             c.cache_hits(),
@@ -183,13 +185,16 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             } else {
                 args.cache_dir.display().to_string()
             }
+        ));
+    }
+    table.print()?;
+    if let Some(c) = &client
+        && c.cache_write_errors() > 0
+    {
+        eprintln!(
+            "capkit: warning: {} replies could not be cached",
+            c.cache_write_errors()
         );
-        if c.cache_write_errors() > 0 {
-            eprintln!(
-                "capkit: warning: {} replies could not be cached",
-                c.cache_write_errors()
-            );
-        }
     }
 
     if summary.errors == 0 {
@@ -249,36 +254,52 @@ fn errors_by_kind(summary: &DatasetSummary) -> String {
         .join(", ")
 }
 
-fn print_table(cases: &Path, source: &str, s: &DatasetSummary, wall: Duration) {
+fn summary_table(cases: &Path, source: &str, s: &DatasetSummary, wall: Duration) -> Lines {
+    let mut out = Lines::default();
     let opt = |v: Option<f64>, digits: usize| v.map_or("-".to_owned(), |v| format!("{v:.digits$}"));
     let matched = s
         .overall_match_rate
         .map_or(0, |r| (r * s.evaluated as f64).round() as usize);
-    println!("capkit mutator eval: {} via {source}", cases.display());
-    println!("  cases               {}", s.cases);
-    println!("  evaluated           {}", s.evaluated);
+    out.line(format_args!(
+        "capkit mutator eval: {} via {source}",
+        cases.display()
+    ));
+    out.line(format_args!("  cases               {}", s.cases));
+    out.line(format_args!("  evaluated           {}", s.evaluated));
     if s.errors == 0 {
-        println!("  errors              0");
+        out.line(format_args!("  errors              0"));
     } else {
-        println!(
+        out.line(format_args!(
             "  errors              {}  ({})",
             s.errors,
             errors_by_kind(s)
-        );
+        ));
     }
-    println!("  mean accuracy       {}", opt(s.mean_accuracy, 4));
-    println!(
+    out.line(format_args!(
+        "  mean accuracy       {}",
+        opt(s.mean_accuracy, 4)
+    ));
+    out.line(format_args!(
         "  overall match rate  {}  ({matched} of {})",
         opt(s.overall_match_rate, 4),
         s.evaluated
-    );
-    println!("  latency p50         {} s", opt(s.latency_p50, 6));
-    println!("  latency p95         {} s", opt(s.latency_p95, 6));
+    ));
+    out.line(format_args!(
+        "  latency p50         {} s",
+        opt(s.latency_p50, 6)
+    ));
+    out.line(format_args!(
+        "  latency p95         {} s",
+        opt(s.latency_p95, 6)
+    ));
     let secs = wall.as_secs_f64();
     let rate = if secs > 0.0 {
         s.cases as f64 / secs
     } else {
         0.0
     };
-    println!("  wall time           {secs:.3} s  ({rate:.0} cases/s)");
+    out.line(format_args!(
+        "  wall time           {secs:.3} s  ({rate:.0} cases/s)"
+    ));
+    out
 }

@@ -145,7 +145,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             profile(&extract.common, Task::Extract, &fields)
         }
         Command::DefaultSuite => {
-            println!("{}", suite::default_spec().to_json_string());
+            let mut out = crate::stdout::Lines::default();
+            out.line(suite::default_spec().to_json_string());
+            out.print()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Texts(args) => list_texts(&args),

@@ -57,18 +57,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             eprintln!("capkit: {err:#}");
             Ok(ExitCode::from(2))
         }
-        // The reader of stdout went away (`| head`): what it read is what it wanted.
-        Err(err) if is_broken_pipe(&err) => Ok(ExitCode::SUCCESS),
         other => other.map(|()| ExitCode::SUCCESS),
     }
-}
-
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 /// A usage error: the command line asked for something impossible (exit code 2).

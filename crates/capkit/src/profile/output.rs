@@ -1,6 +1,5 @@
 //! Writing the profile: stdout, or `--out` atomically (a temporary file renamed into place).
 
-use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -8,11 +7,7 @@ use anyhow::Context as _;
 /// Writes `bytes` to `out` (temporary file in the same directory, then rename), or to stdout.
 pub(crate) fn write(out: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     let Some(out) = out else {
-        let mut stdout = std::io::stdout().lock();
-        stdout
-            .write_all(bytes)
-            .context("writing the profile to stdout")?;
-        return stdout.flush().context("writing the profile to stdout");
+        return crate::stdout::write(bytes).context("writing to stdout");
     };
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

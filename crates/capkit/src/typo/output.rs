@@ -15,6 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::Context as _;
 
 use super::display;
+use crate::stdout::Stdout;
 
 /// A temporary file that is removed unless it was kept.
 struct TempPath {
@@ -61,7 +62,7 @@ fn create_temp(dir: &Path, stem: &str) -> anyhow::Result<(File, TempPath)> {
 }
 
 enum Inner {
-    Direct(BufWriter<io::Stdout>),
+    Direct(Stdout),
     Staged {
         file: BufWriter<File>,
         temp: TempPath,
@@ -107,7 +108,7 @@ impl Sink {
                     dest: None,
                 }
             }
-            None => Inner::Direct(BufWriter::with_capacity(BUF, io::stdout())),
+            None => Inner::Direct(Stdout::with_capacity(BUF)),
         };
         Ok(Sink { inner })
     }
@@ -143,7 +144,7 @@ impl Sink {
                     None => {
                         file.seek(SeekFrom::Start(0))
                             .context("rereading the stdout spool")?;
-                        let mut stdout = io::stdout().lock();
+                        let mut stdout = Stdout::with_capacity(BUF);
                         io::copy(&mut file, &mut stdout).context("writing stdout")?;
                         stdout.flush().context("writing stdout")
                     }

@@ -22,6 +22,7 @@ use typo_tasks::{
 };
 
 use super::{display, needs_heading};
+use crate::stdout::Lines;
 
 /// Examples scored per parallel batch.
 const CHUNK: usize = 1024;
@@ -264,9 +265,9 @@ pub(crate) fn run(args: &ScoreArgs) -> anyhow::Result<()> {
     }
     let summaries = summarizer.finish(&registry)?;
     if args.json {
-        print_json(&summaries, scored, unpredicted);
+        print_json(&summaries, scored, unpredicted)?;
     } else {
-        print_table(&summaries);
+        print_table(&summaries)?;
         eprintln!(
             "capkit: scored {scored} examples of {label}; {unpredicted} had no prediction and were scored as empty answers"
         );
@@ -290,19 +291,21 @@ fn groups(summaries: &[Summary]) -> Vec<(Needs, Vec<&Summary>)> {
         .collect()
 }
 
-fn print_table(summaries: &[Summary]) {
+fn print_table(summaries: &[Summary]) -> anyhow::Result<()> {
+    let mut out = Lines::default();
     for (i, (needs, group)) in groups(summaries).into_iter().enumerate() {
         if i > 0 {
-            println!();
+            out.line("");
         }
-        println!("{}", needs_heading(needs));
+        out.line(needs_heading(needs));
         for s in group {
-            println!("  {s}");
+            out.line(format_args!("  {s}"));
         }
     }
+    out.print()
 }
 
-fn print_json(summaries: &[Summary], scored: usize, unpredicted: usize) {
+fn print_json(summaries: &[Summary], scored: usize, unpredicted: usize) -> anyhow::Result<()> {
     let report = TypoScoreReport {
         scored,
         unpredicted,
@@ -314,8 +317,7 @@ fn print_json(summaries: &[Summary], scored: usize, unpredicted: usize) {
             })
             .collect(),
     };
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&report).unwrap_or_default()
-    );
+    let mut out = Lines::default();
+    out.line(serde_json::to_string_pretty(&report)?);
+    out.print()
 }

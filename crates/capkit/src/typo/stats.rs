@@ -9,6 +9,7 @@ use anyhow::Context as _;
 use typo_tasks::{Fingerprint, JsonlReader, Needs, StatsBuilder, task_info};
 
 use super::{display, needs_heading};
+use crate::stdout::Lines;
 
 /// Arguments of `capkit typo stats`.
 #[derive(Debug, clap::Args)]
@@ -47,8 +48,9 @@ pub(crate) fn run(args: &StatsArgs) -> anyhow::Result<()> {
     }
     let fingerprint = Fingerprint(hashing.hasher.finalize());
     let stats = stats.finish();
-    println!("{stats}");
-    println!("fingerprint {fingerprint}");
+    let mut out = Lines::default();
+    out.line(&stats);
+    out.line(format_args!("fingerprint {fingerprint}"));
     // Rules and tables apart: one line per needs group, tasks the catalogue lacks on their own.
     let mut groups: BTreeMap<Option<Needs>, Vec<String>> = BTreeMap::new();
     for (task, n) in &stats.by_task {
@@ -59,7 +61,7 @@ pub(crate) fn run(args: &StatsArgs) -> anyhow::Result<()> {
         let heading = needs
             .map(needs_heading)
             .unwrap_or("unknown task ids (not in the catalogue)");
-        println!("{heading}: {}", counts.join(" "));
+        out.line(format_args!("{heading}: {}", counts.join(" ")));
     }
-    Ok(())
+    out.print()
 }
