@@ -7,6 +7,7 @@
 #![deny(clippy::print_stdout)]
 
 mod mutator;
+mod outfile;
 mod profile;
 mod stdout;
 mod typo;

@@ -92,6 +92,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    // Every output is checked before any is touched: a refused --summary-out must not leave an
+    // emptied --out behind.
+    if let Some(path) = &args.out {
+        crate::outfile::check(path, "--out")?;
+    }
+    if let Some(path) = &args.summary_out {
+        crate::outfile::check(path, "--summary-out")?;
+    }
     let text = std::fs::read_to_string(&args.cases)
         .with_context(|| format!("{}: cannot read", args.cases.display()))?;
     let client = match (&args.base_url, &args.model) {
@@ -162,9 +170,8 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
 
     let summary = summary.finish();
     if let Some(path) = &args.summary_out {
-        let text = serde_json::to_string_pretty(&summary)?;
-        std::fs::write(path, text + "\n")
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        let text = serde_json::to_string_pretty(&summary)? + "\n";
+        crate::outfile::write(path, "--summary-out", text.as_bytes())?;
     }
     let source = match &client {
         Some(c) => format!(

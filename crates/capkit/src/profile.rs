@@ -199,6 +199,10 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
     if fields.iter().any(|f| f.is_empty()) {
         bail!("--fields: empty field name in {:?}", fields.join(","));
     }
+    // Before the models run: a run must not fail at its end for a path it could have refused.
+    if let Some(out) = &args.out {
+        crate::outfile::check(out, "--out")?;
+    }
     let texts = texts::read(&args.texts)?;
     let (spec, suite_source) = suite::load(args.suite.as_deref())?;
     let progress = Rc::new(Progress::new(task, &spec));
