@@ -43,6 +43,7 @@ mod suite;
 mod text;
 mod transform;
 mod typo;
+mod unicode14;
 
 pub use cache::{PredictionCache, StageIds};
 pub use error::{Error, Side, Stage};

@@ -1,22 +1,34 @@
 //! Python `str` semantics the built-in transforms follow.
 
-use unicode_general_category::{GeneralCategory as G, get_general_category};
+use crate::unicode14::{LETTERS, SWAPPED};
 
-/// Python `str.isalpha()` for one code point: Unicode general category L* (Lu, Ll, Lt, Lm, Lo).
+/// Whether `c` lies in one of the sorted, disjoint `ranges`.
+fn in_ranges(ranges: &[(u32, u32)], c: char) -> bool {
+    let c = c as u32;
+    ranges
+        .binary_search_by(|&(lo, hi)| {
+            if hi < c {
+                std::cmp::Ordering::Less
+            } else if lo > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// Python `str.isalpha()` for one code point: Unicode general category L* (Lu, Ll, Lt, Lm, Lo)
+/// as of Unicode 14.0, the tables of CPython 3.11 that upstream ran on.
 ///
-/// Not `char::is_alphabetic`, which also admits letter numbers (`Ⅰ`) and many combining marks.
+/// Not `char::is_alphabetic`, which also admits letter numbers (`Ⅰ`) and many combining marks;
+/// and not a newer Unicode's general category, which adds letters (Garay, U+10D4A, is a letter
+/// only since 16.0) that Python 3.11 copies through untouched.
 pub fn is_py_letter(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphabetic();
     }
-    matches!(
-        get_general_category(c),
-        G::UppercaseLetter
-            | G::LowercaseLetter
-            | G::TitlecaseLetter
-            | G::ModifierLetter
-            | G::OtherLetter
-    )
+    in_ranges(LETTERS, c)
 }
 
 /// Python whitespace (what `str.split()` splits on): Rust's `char::is_whitespace` plus the
@@ -62,6 +74,8 @@ pub fn py_whitespace_collapse(text: &str) -> String {
 ///
 /// Full mappings can change the length (`ß` → `SS`, `İ` → `i̇`), and a capital sigma becomes the
 /// final form `ς` at the end of a word (the Final_Sigma rule, which `str::to_lowercase` applies).
+/// Only code points that Python 3.11 (Unicode 14.0) swaps are swapped: newer Unicode versions
+/// give case pairs to letters 14.0 leaves alone (U+019B `ƛ` ↔ U+A7DC since 16.0, Garay).
 pub fn py_swapcase(text: &str) -> String {
     if text.is_ascii() {
         let mut bytes = text.as_bytes().to_vec();
@@ -94,7 +108,9 @@ pub fn py_swapcase(text: &str) -> String {
     };
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if c.is_uppercase() {
+        if !in_ranges(SWAPPED, c) {
+            out.push(c);
+        } else if c.is_uppercase() {
             if c == 'Σ' {
                 out.push(lowered_sigmas.next().unwrap_or('σ'));
             } else {
@@ -140,5 +156,16 @@ mod tests {
         assert!(is_py_letter('é') && is_py_letter('日') && is_py_letter('ß') && is_py_letter('ʰ'));
         assert!(!is_py_letter('Ⅰ') && !is_py_letter('\u{93e}') && !is_py_letter('\u{345}'));
         assert!(!is_py_letter('1') && !is_py_letter('_') && !is_py_letter('😀'));
+    }
+
+    #[test]
+    fn unicode_14_as_python_3_11_has_it() {
+        // Letters and case pairs added after Unicode 14.0 are not letters / not swapped.
+        assert!(!is_py_letter('\u{10D4A}') && !is_py_letter('\u{A7CB}'));
+        assert_eq!(
+            py_swapcase("\u{10D50}\u{19B}\u{264}"),
+            "\u{10D50}\u{19B}\u{264}"
+        );
+        assert_eq!(py_swapcase("\u{19B}a"), "\u{19B}A");
     }
 }
