@@ -3,6 +3,8 @@
 //! * `check-goldens`: run every golden test in the workspace and name each golden that changed.
 //! * `bless-goldens`: accept the current output of every insta snapshot golden.
 //! * `golden-selftest`: perturb one stored snapshot and prove `check-goldens` catches it.
+//! * `test`: the README's test command: `cargo test --workspace`, then the Python package's tests
+//!   (a release wheel built by maturin, installed into `target/py/venv`, pytest; see `python.rs`).
 //! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, tests, docs, goldens, the
 //!   golden self-test, cargo deny).
 //!
@@ -15,8 +17,9 @@ use std::process::{Command, ExitCode, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str =
-    "usage: cargo xtask <check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | ci>";
+mod python;
+
+const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | ci>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +39,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("check-goldens") => check_goldens(&packages(&args[1..])?),
         Some("bless-goldens") => bless_goldens(),
         Some("golden-selftest") => golden_selftest(),
+        Some("test") => test(),
         Some("ci") => ci(),
         _ => bail!("{USAGE}"),
     }
@@ -223,6 +227,13 @@ fn step(name: &str, args: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// The README's test command: every Rust test, then the Python package's.
+fn test() -> Result<()> {
+    step("tests", &["test", "--workspace"])?;
+    println!("xtask: python tests");
+    python::python_tests()
+}
+
 fn ci() -> Result<()> {
     step("format", &["fmt", "--all", "--", "--check"])?;
     step(
@@ -236,8 +247,23 @@ fn ci() -> Result<()> {
             "warnings",
         ],
     )?;
+    // The binding crate's code only compiles with its `python` feature.
+    step(
+        "lint (python bindings)",
+        &[
+            "clippy",
+            "-p",
+            "capkit-py",
+            "--features",
+            "python",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
     // The README's test command.
-    step("tests", &["test", "--workspace"])?;
+    test()?;
     // Docs build without broken or private intra-doc links.
     println!("xtask ci: docs: cargo doc --workspace --no-deps (RUSTDOCFLAGS=-D warnings)");
     let status = Command::new(cargo())

@@ -1,0 +1,249 @@
+"""Differential property tests: capkit_rs against upstream mixle 0.7.0 itself.
+
+``mixle==0.7.0`` is exactly the reference version of ``mixle.task.capability`` and
+``mixle.task.generative_capability`` (it imports without torch). It is installed in the test
+environment only. Hypothesis draws texts (any Unicode, empty, duplicates, every kind of
+whitespace), suites of the built-in transforms (typos in the mixle RNG mode, case jitter,
+whitespace) and Python-lambda transforms, and rule-like models (labels of mixed types: str, int,
+bool, None, dicts; reached as per-item callables, batch callables, ``.batch`` and ``.task.batch``
+objects, with and without decision APIs). Our result must equal mixle's as a ``dict``, key order
+included -- or both must raise the same exception class.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+import unicodedata
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import capkit_rs
+from scenario_models import NAMED, key_paths, model
+
+# `cargo xtask test` sets CAPKIT_REQUIRE_ORACLE: there a missing oracle fails instead of skipping.
+if os.environ.get("CAPKIT_REQUIRE_ORACLE"):
+    import mixle.task.capability as mixle_cap
+    import mixle.task.generative_capability as mixle_gen
+
+    assert unicodedata.unidata_version == "14.0.0", "the mixle oracle must run on CPython 3.11 (Unicode 14.0)"
+else:
+    mixle_cap = pytest.importorskip("mixle.task.capability")
+    mixle_gen = pytest.importorskip("mixle.task.generative_capability")
+    if unicodedata.unidata_version != "14.0.0":
+        pytest.skip("upstream ran on CPython 3.11 (Unicode 14.0)", allow_module_level=True)
+
+EXAMPLES = int(os.environ.get("CAPKIT_DIFF_EXAMPLES", "300"))
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+# Every character Python's str.split() treats as whitespace, plus near-misses that are not.
+WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\u200b\u180e"
+SPECIAL = "ßſﬁİıΣσςǅǈ" + "éÉñÑ" + "日本語" + "😀" + "\u0301\u093e"
+
+text_chars = st.one_of(
+    st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    st.sampled_from(WHITESPACE),
+    st.sampled_from(SPECIAL),
+    st.sampled_from(string.ascii_letters + "  ?!.,:"),
+)
+words = st.sampled_from(["good", "Good", "GOOD", "bad", "name:", "age:", "id:", "?", "huh", "42", "0"])
+text = st.one_of(
+    st.text(text_chars, max_size=30),
+    st.lists(st.one_of(words, st.text(text_chars, max_size=5)), max_size=6).map(" ".join),
+)
+texts = st.lists(text, max_size=12).flatmap(
+    lambda base: st.lists(st.sampled_from(base), max_size=6).map(lambda dup: base + dup) if base else st.just(base)
+)
+
+label = st.recursive(
+    st.one_of(
+        st.text(st.sampled_from("ab1 N'"), max_size=3),
+        st.sampled_from(["None", "True", "1", "pos", "neg"]),
+        st.integers(-3, 3),
+        st.booleans(),
+        st.none(),
+        st.floats(allow_nan=False, allow_infinity=False, width=32),
+    ),
+    lambda inner: st.dictionaries(st.sampled_from(["k", "n", "v"]), inner, max_size=3),
+    max_leaves=4,
+)
+needle = st.sampled_from(["good", "?", "name:", "a", " ", "ß", "", "\t"])
+pred = st.recursive(
+    st.one_of(
+        st.builds(lambda n, cs: {"kind": "contains", "needle": n, "case_sensitive": cs}, needle, st.booleans()),
+        st.builds(lambda t: {"kind": "length_lt", "threshold": t}, st.integers(0, 12)),
+        st.builds(lambda t: {"kind": "length_gt", "threshold": t}, st.integers(0, 12)),
+    ),
+    lambda inner: st.one_of(
+        st.builds(lambda p: {"kind": "not", "predicate": p}, inner),
+        st.builds(lambda ps: {"kind": "any_of", "predicates": ps}, st.lists(inner, min_size=1, max_size=3)),
+    ),
+    max_leaves=4,
+)
+classify_rule = st.one_of(
+    st.builds(lambda l: {"kind": "constant", "label": l}, label),
+    st.builds(lambda p, a, b: {"kind": "if", "predicate": p, "then": a, "else": b}, pred, label, label),
+    st.just({"kind": "word_count"}),
+    st.just({"kind": "length"}),
+)
+interface = st.sampled_from(["per_item_callable", "batch_callable", "batch_method", "task_batch"])
+decision = st.one_of(
+    st.none(),
+    st.builds(lambda api, p: {"api": api, "escalate_if": p}, st.sampled_from(["decide", "batch_decide", "both"]), pred),
+)
+
+
+def model_spec(rule):
+    return st.builds(
+        lambda r, i, d: {"rule": r, "interface": i, **({"decision": d} if d else {})}, rule, interface, decision
+    )
+
+
+TRANSFORMS = sorted(NAMED)
+# (kind, parameters): the built-ins and the scenario vocabulary's Python lambdas.
+transform_spec = st.one_of(
+    st.builds(lambda r, s: ("typo", r, s), st.sampled_from([0.0, 0.05, 0.1, 0.5, 1.0]) | st.floats(0, 1), st.integers(0, 2**32)),
+    st.just(("case",)),
+    st.just(("space",)),
+    st.sampled_from(TRANSFORMS).map(lambda n: ("named", n)),
+)
+names = st.text(st.sampled_from("abcxyz_0"), min_size=1, max_size=4)
+suite_spec = st.fixed_dictionaries(
+    {
+        "corruptions": st.dictionaries(names, transform_spec, max_size=4),
+        "invariances": st.dictionaries(names, transform_spec, max_size=3),
+        "probes": st.lists(text, max_size=3),
+    }
+)
+
+
+def build(kind, lib):
+    if kind[0] == "typo":
+        if lib is capkit_rs:
+            return capkit_rs.keyboard_typo_corruption(kind[1], seed=kind[2], rng="mixle")
+        return lib.keyboard_typo_corruption(kind[1], seed=kind[2])
+    if kind[0] == "case":
+        return lib.case_jitter_invariance
+    if kind[0] == "space":
+        return lib.whitespace_invariance
+    return NAMED[kind[1]]
+
+
+def suites(spec):
+    ours = capkit_rs.CapabilitySuite(
+        corruptions={k: build(v, capkit_rs) for k, v in spec["corruptions"].items()},
+        invariances={k: build(v, capkit_rs) for k, v in spec["invariances"].items()},
+        probes=list(spec["probes"]),
+    )
+    theirs = mixle_cap.CapabilitySuite(
+        corruptions={k: build(v, mixle_cap) for k, v in spec["corruptions"].items()},
+        invariances={k: build(v, mixle_cap) for k, v in spec["invariances"].items()},
+        probes=list(spec["probes"]),
+    )
+    return ours, theirs
+
+
+def outcome(fn, *args, **kwargs):
+    try:
+        return ("ok", fn(*args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - the class is what is compared
+        return ("raised", type(exc))
+
+
+def assert_same(ours, theirs):
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "ok":
+        assert ours[1] == theirs[1]
+        assert key_paths(ours[1]) == key_paths(theirs[1])
+    else:
+        assert ours[1] is theirs[1]
+
+
+@SETTINGS
+@given(texts=texts, student=model_spec(classify_rule), teacher=model_spec(classify_rule), spec=suite_spec)
+def test_capture_profile_equals_mixle(texts, student, teacher, spec):
+    s, t = model(student), model(teacher)
+    ours_suite, their_suite = suites(spec)
+    assert_same(
+        outcome(capkit_rs.capture_profile, s, t, texts, ours_suite),
+        outcome(mixle_cap.capture_profile, s, t, texts, their_suite),
+    )
+
+
+field_name = st.sampled_from(["name", "age", "id", "city"])
+field_spec = st.one_of(
+    st.builds(
+        lambda f, m, post, absent: {
+            "field": f,
+            "op": "after",
+            "marker": m,
+            **({"post": post} if post else {}),
+            "on_absent": absent,
+        },
+        field_name,
+        st.sampled_from(["name:", "age:", "id:", "a", " "]),
+        st.sampled_from([None, "ascii_upper", "int"]),
+        st.sampled_from(["omit", "null", "empty"]),
+    ),
+    st.builds(lambda f, v: {"field": f, "op": "constant", "value": v}, field_name, label),
+    st.builds(lambda f, v, p: {"field": f, "op": "when", "value": v, "predicate": p}, field_name, label, pred),
+)
+extract_rule = st.lists(field_spec, max_size=4).map(lambda fs: {"kind": "fields", "fields": fs})
+
+
+@SETTINGS
+@given(
+    texts=texts,
+    student=model_spec(extract_rule),
+    teacher=model_spec(extract_rule),
+    spec=suite_spec,
+    fields=st.lists(field_name, max_size=4),
+)
+def test_extractive_capture_profile_equals_mixle(texts, student, teacher, spec, fields):
+    s, t = model(student), model(teacher)
+    ours_suite, their_suite = suites(spec)
+    assert_same(
+        outcome(capkit_rs.extractive_capture_profile, s, t, texts, ours_suite, fields=fields),
+        outcome(mixle_gen.extractive_capture_profile, s, t, texts, their_suite, fields=fields),
+    )
+
+
+record_value = st.recursive(
+    st.one_of(
+        st.text(text_chars, max_size=6),
+        st.integers(-1000, 1000),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.booleans(),
+        st.none(),
+    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=2), inner, max_size=2)),
+    max_leaves=4,
+)
+
+
+@SETTINGS
+@given(
+    record=st.dictionaries(st.one_of(field_name, st.text(max_size=3)), record_value, max_size=5),
+    source=st.one_of(text, st.lists(st.one_of(words, st.text(text_chars, max_size=4), st.integers(0, 99).map(str)), max_size=8).map(" ".join)),
+    fields=st.one_of(st.lists(st.one_of(field_name, st.text(max_size=2)), max_size=5), st.text(max_size=4)),
+)
+def test_validate_extraction_schema_equals_mixle(record, source, fields):
+    ours = outcome(capkit_rs.validate_extraction_schema, record, source, fields)
+    theirs = outcome(mixle_gen.validate_extraction_schema, record, source, fields)
+    assert_same(ours, theirs)
+
+
+@SETTINGS
+@given(t=text, rate=st.floats(0, 1), seed=st.integers(0, 2**64 - 1))
+def test_builtin_transforms_equal_mixle(t, rate, seed):
+    assert capkit_rs.keyboard_typo_corruption(rate, seed=seed, rng="mixle")(t) == mixle_cap.keyboard_typo_corruption(
+        rate, seed=seed
+    )(t)
+    assert capkit_rs.case_jitter_invariance(t) == mixle_cap.case_jitter_invariance(t)
+    assert capkit_rs.whitespace_invariance(t) == mixle_cap.whitespace_invariance(t)

@@ -1,0 +1,182 @@
+"""Models as Python reaches them: errors, wrong lengths, threads, the GIL and Ctrl-C."""
+
+from __future__ import annotations
+
+import _thread
+import threading
+import time
+import unicodedata
+
+import pytest
+
+import capkit_rs
+from capkit_rs import CapabilitySuite, capture_profile, extractive_capture_profile, keyboard_typo_corruption
+
+
+def suite():
+    return CapabilitySuite(
+        corruptions={"typo_10": keyboard_typo_corruption(0.1), "upper": str.upper},
+        invariances={"case": capkit_rs.case_jitter_invariance, "space": capkit_rs.whitespace_invariance},
+        probes=["", 1, None],
+    )
+
+
+def batch(ts):
+    return ["pos" if "good" in str(t) else "neg" for t in ts]
+
+
+class Boom(Exception):
+    pass
+
+
+def test_a_model_exception_keeps_its_class_and_gains_side_and_stage():
+    def teacher(ts):
+        if any(t.isupper() for t in ts):
+            raise Boom("teacher cannot read capitals")
+        return batch(ts)
+
+    with pytest.raises(Boom) as err:
+        capture_profile(batch, teacher, ["good one", "bad one"], suite())
+    assert str(err.value) == "teacher model failed on the corruption `upper`: teacher cannot read capitals"
+    assert err.value.__traceback__ is not None
+
+
+def test_a_probe_exception_names_the_probes():
+    def student(ts):
+        if None in ts:
+            raise KeyError("none")
+        return batch(ts)
+
+    with pytest.raises(KeyError, match="student model failed on the probes"):
+        capture_profile(student, batch, ["good"], suite())
+
+
+def test_a_raising_transform_names_itself():
+    def bad(t):
+        raise ValueError("no")
+
+    s = CapabilitySuite(invariances={"bad": bad})
+    with pytest.raises(ValueError, match="^the invariance `bad` failed: no$"):
+        capture_profile(batch, batch, ["x"], s)
+    s = CapabilitySuite(corruptions={"int": len})
+    with pytest.raises(TypeError, match="the corruption `int` returned int"):
+        capture_profile(batch, batch, ["x"], s)
+
+
+def test_a_wrong_number_of_labels_is_an_error_not_a_shorter_profile():
+    class Short:
+        def batch(self, ts):
+            return batch(ts)[:-1]
+
+    with pytest.raises(ValueError, match="student model returned 1 predictions for 2 texts on the clean texts"):
+        capture_profile(Short(), batch, ["good", "bad"], suite())
+
+    class ShortDecide:
+        def batch(self, ts):
+            return batch(ts)
+
+        def batch_decide(self, ts):
+            return []
+
+    with pytest.raises(ValueError, match="returned 0 decisions for 2 texts"):
+        capture_profile(ShortDecide(), batch, ["good", "bad"], suite())
+
+
+def test_an_extractor_returning_a_non_record_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="instead of a record"):
+        extractive_capture_profile(lambda ts: ["x" for _ in ts], lambda ts: [{"a": "1"} for _ in ts], ["t"], CapabilitySuite(), fields=["a"])
+
+
+def test_unrepresentable_record_values_are_refused_by_name():
+    with pytest.raises(TypeError, match="tuple cannot be a record value"):
+        extractive_capture_profile(
+            lambda ts: [{"a": (1, 2)} for _ in ts], lambda ts: [{"a": "1"} for _ in ts], ["t"], CapabilitySuite(), fields=["a"]
+        )
+    with pytest.raises(ValueError, match="nan cannot be a record value"):
+        capkit_rs.validate_extraction_schema({"a": float("nan")}, "nan", ["a"])
+
+
+def test_each_distinct_text_reaches_each_model_once():
+    seen = []
+
+    def student(ts):
+        seen.extend(ts)
+        return batch(ts)
+
+    texts = ["good", "good", "bad", "GOOD"]
+    capture_profile(student, batch, texts, CapabilitySuite(corruptions={"upper": str.upper}, invariances={"case": capkit_rs.case_jitter_invariance}))
+    # upper("good") == swapcase("good") == "GOOD", already seen on the clean pass.
+    assert sorted(seen) == sorted({"good", "bad", "GOOD", "BAD"})
+
+
+def test_a_model_that_releases_the_gil_lets_another_profile_run():
+    """Two profiles in two threads: while one model sleeps (GIL released), the other thread's
+    profile, transforms included, runs to completion."""
+    order = []
+    gate = threading.Event()
+
+    def slow_teacher(ts):
+        order.append("slow start")
+        gate.wait(timeout=10)  # releases the GIL until the other profile is done
+        order.append("slow end")
+        return batch(ts)
+
+    texts = [f"good text {i}" for i in range(2000)]
+    results = {}
+
+    def run_slow():
+        results["slow"] = capture_profile(batch, slow_teacher, texts, suite())
+
+    t = threading.Thread(target=run_slow)
+    t.start()
+    while "slow start" not in order:
+        time.sleep(0.001)
+    results["fast"] = capture_profile(batch, batch, texts, suite())
+    order.append("fast done")
+    gate.set()
+    t.join(timeout=30)
+    assert order[:2] == ["slow start", "fast done"]
+    assert results["slow"] == results["fast"]
+
+
+def test_transforms_run_in_parallel_threads_with_the_same_result():
+    texts = [f"text number {i} with some letters" for i in range(5000)]
+    expected = capture_profile(batch, batch, texts, suite())
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(capture_profile(batch, batch, texts, suite()))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == [expected] * 4
+
+
+def test_keyboard_interrupt_during_a_long_profile_leaves_the_interpreter_usable():
+    calls = []
+
+    def student(ts):
+        calls.append(len(ts))
+        if len(calls) == 2:
+            _thread.interrupt_main()  # what Ctrl-C does
+            time.sleep(0.5)
+        return batch(ts)
+
+    texts = [f"good {i}" for i in range(50_000)]
+    with pytest.raises(KeyboardInterrupt):
+        capture_profile(student, batch, texts, suite())
+    # Still usable: the next profile runs normally.
+    assert capture_profile(batch, batch, ["good"], CapabilitySuite())["clean_agreement"] == 1.0
+
+
+@pytest.mark.skipif(unicodedata.unidata_version != "14.0.0", reason="upstream ran on Unicode 14.0 (CPython 3.11)")
+def test_every_code_point_transforms_like_python_3_11():
+    typo = keyboard_typo_corruption(1.0, rng="mixle")
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        c = chr(cp)
+        assert capkit_rs.case_jitter_invariance(c) == c.swapcase(), hex(cp)
+        assert capkit_rs.whitespace_invariance(f"a{c}b") == " ".join(f"a{c}b".split()), hex(cp)
+        # At rate 1 every letter is redrawn from a-z and nothing else is touched.
+        changed = typo(c) != c or "a" <= c <= "z"
+        assert changed == c.isalpha(), hex(cp)
