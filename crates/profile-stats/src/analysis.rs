@@ -1,0 +1,356 @@
+//! The figures a report derives from its counts: intervals, paired tests, curves, abstention.
+//!
+//! Everything here is a pure function of the counts, the suite's severities and the settings,
+//! so a merged report's figures are exactly those of a report over all its texts.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::counts::{AbstentionCounts, AgreeSplit, ClassifyCounts, ExtractCounts, FieldSums};
+use crate::curve::{CurveInput, SeverityCurve, severity_curve};
+use crate::interval::{Interval, Level, f1_interval, wilson};
+use crate::paired::{PairedTest, paired_test};
+use crate::report::{Settings, SuiteDescriptor};
+
+/// Clean texts of a classifier report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassifyClean {
+    /// Fraction of clean texts on which the labels agree.
+    pub agreement: Interval,
+}
+
+/// One corruption of a classifier report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassifyCorruption {
+    /// The corruption's family (its transform), when it has a severity.
+    pub family: Option<String>,
+    /// Its severity (a keyboard typo's rate, or a declared `severity`).
+    pub severity: Option<f64>,
+    /// Fraction of corrupted texts on which the labels agree.
+    pub agreement: Interval,
+    /// Agreement on the clean texts minus agreement on the corrupted texts, paired by text.
+    pub clean_vs_corrupted: PairedTest,
+}
+
+/// One invariance of a classifier report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassifyInvariance {
+    /// Fraction of texts whose student label changed under the rewrite.
+    pub student_violation: Interval,
+    /// Fraction of texts whose teacher label changed under the rewrite.
+    pub teacher_violation: Interval,
+    /// Student violation rate minus teacher violation rate, paired by text: a small `p` with a
+    /// positive difference says the student is significantly less invariant than its teacher.
+    pub student_vs_teacher: PairedTest,
+}
+
+/// The figures of a classifier report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassifyAnalysis {
+    /// Clean texts.
+    pub clean: ClassifyClean,
+    /// Per corruption, in suite order.
+    pub corruptions: IndexMap<String, ClassifyCorruption>,
+    /// Per invariance, in suite order.
+    pub invariances: IndexMap<String, ClassifyInvariance>,
+    /// Agreement against severity, per corruption family with severities.
+    pub curves: IndexMap<String, SeverityCurve>,
+    /// The decision APIs, when a side has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abstention: Option<AbstentionAnalysis>,
+}
+
+/// Schema validity of both sides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValidityPair {
+    /// The student's clean records that are complete and grounded.
+    pub student: Interval,
+    /// The teacher's.
+    pub teacher: Interval,
+}
+
+/// Clean texts of an extractor report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractClean {
+    /// Micro field F1 of the student against the gold (the teacher's clean records).
+    pub f1: Interval,
+    /// Fraction of clean texts whose student record matches the gold exactly.
+    pub exact_match: Interval,
+    /// Schema validity of each side.
+    pub schema_validity: ValidityPair,
+}
+
+/// One corruption of an extractor report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractCorruption {
+    /// The corruption's family, when it has a severity.
+    pub family: Option<String>,
+    /// Its severity.
+    pub severity: Option<f64>,
+    /// The student's micro F1 against the gold.
+    pub student_f1: Interval,
+    /// The teacher's micro F1 against the gold (its own clean records).
+    pub teacher_f1: Interval,
+    /// Fraction of corrupted texts whose student record matches the gold exactly.
+    pub exact_match: Interval,
+    /// Exact-match rate on the clean texts minus on the corrupted texts, paired by text.
+    pub clean_vs_corrupted: PairedTest,
+}
+
+/// One invariance of an extractor report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractInvariance {
+    /// The student's micro F1 against its own clean records.
+    pub student_f1: Interval,
+    /// The teacher's micro F1 against its own clean records.
+    pub teacher_f1: Interval,
+    /// Fraction of texts whose student record changed under the rewrite.
+    pub student_violation: Interval,
+    /// Fraction of texts whose teacher record changed under the rewrite.
+    pub teacher_violation: Interval,
+    /// Student violation rate minus teacher violation rate, paired by text.
+    pub student_vs_teacher: PairedTest,
+}
+
+/// The figures of an extractor report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractAnalysis {
+    /// Clean texts.
+    pub clean: ExtractClean,
+    /// Per corruption, in suite order.
+    pub corruptions: IndexMap<String, ExtractCorruption>,
+    /// Per invariance, in suite order.
+    pub invariances: IndexMap<String, ExtractInvariance>,
+    /// The student's F1 against severity, per corruption family with severities.
+    pub curves: IndexMap<String, SeverityCurve>,
+    /// The decision APIs, when a side has one (agreement = an exact record match).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abstention: Option<AbstentionAnalysis>,
+}
+
+/// Selective prediction of one side with a decision API.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SideAbstention {
+    /// Fraction of clean texts it escalated.
+    pub escalation: Interval,
+    /// Fraction of clean texts it answered (`1 − escalation`).
+    pub coverage: Interval,
+    /// Agreement of the predictions on the texts it answered (compare with the clean agreement:
+    /// escalating well raises it).
+    pub selective_agreement: Interval,
+    /// Of the texts it escalated, the fraction where the predictions disagree: how often it
+    /// escalated exactly where it would have disagreed.
+    pub escalated_where_disagreeing: Interval,
+    /// Of the texts where the predictions disagree, the fraction it escalated.
+    pub disagreements_escalated: Interval,
+}
+
+/// The texts neither side escalated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BothAnswered {
+    /// Fraction of clean texts both sides answered.
+    pub coverage: Interval,
+    /// Agreement of the predictions on those texts.
+    pub agreement: Interval,
+}
+
+/// The decision APIs, analysed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbstentionAnalysis {
+    /// The student, or `None` without a decision API.
+    pub student: Option<SideAbstention>,
+    /// The teacher, or `None` without a decision API.
+    pub teacher: Option<SideAbstention>,
+    /// The texts both answered.
+    pub both_answered: BothAnswered,
+}
+
+/// The figures of a classifier report.
+pub fn classify(
+    counts: &ClassifyCounts,
+    suite: &SuiteDescriptor,
+    settings: &Settings,
+) -> ClassifyAnalysis {
+    let level = settings.level;
+    let n = counts.n;
+    let corruptions = counts
+        .corruptions
+        .iter()
+        .map(|(name, c)| {
+            let (family, severity) = suite.severity(name);
+            let t = c.agree.table();
+            let analysis = ClassifyCorruption {
+                family,
+                severity,
+                agreement: wilson(t.second(), n, level),
+                clean_vs_corrupted: paired_test(&t, level),
+            };
+            (name.clone(), analysis)
+        })
+        .collect();
+    let invariances = counts
+        .invariances
+        .iter()
+        .map(|(name, i)| {
+            let t = i.changed.table();
+            let analysis = ClassifyInvariance {
+                student_violation: wilson(t.first(), n, level),
+                teacher_violation: wilson(t.second(), n, level),
+                student_vs_teacher: paired_test(&t, level),
+            };
+            (name.clone(), analysis)
+        })
+        .collect();
+    let clean_point = |stage: &str, severity: f64| CurveInput {
+        stage: stage.into(),
+        severity,
+        hits: counts.clean.agree,
+        total: n,
+    };
+    let curves = curves(
+        suite,
+        "agreement",
+        clean_point("clean", 0.0),
+        n,
+        settings,
+        |name| {
+            counts
+                .corruptions
+                .get(name)
+                .map(|c| (c.agree.table().second(), n))
+        },
+    );
+    ClassifyAnalysis {
+        clean: ClassifyClean {
+            agreement: wilson(counts.clean.agree, n, level),
+        },
+        corruptions,
+        invariances,
+        curves,
+        abstention: counts.abstention.as_ref().map(|a| abstention(a, level)),
+    }
+}
+
+/// The figures of an extractor report.
+pub fn extract(
+    counts: &ExtractCounts,
+    suite: &SuiteDescriptor,
+    settings: &Settings,
+) -> ExtractAnalysis {
+    let level = settings.level;
+    let n = counts.n;
+    let corruptions = counts
+        .corruptions
+        .iter()
+        .map(|(name, c)| {
+            let (family, severity) = suite.severity(name);
+            let t = c.exact.table();
+            let analysis = ExtractCorruption {
+                family,
+                severity,
+                student_f1: f1_interval(&c.student, n, level),
+                teacher_f1: f1_interval(&c.teacher, n, level),
+                exact_match: wilson(t.second(), n, level),
+                clean_vs_corrupted: paired_test(&t, level),
+            };
+            (name.clone(), analysis)
+        })
+        .collect();
+    let invariances = counts
+        .invariances
+        .iter()
+        .map(|(name, i)| {
+            let t = i.changed.table();
+            let analysis = ExtractInvariance {
+                student_f1: f1_interval(&i.student, n, level),
+                teacher_f1: f1_interval(&i.teacher, n, level),
+                student_violation: wilson(t.first(), n, level),
+                teacher_violation: wilson(t.second(), n, level),
+                student_vs_teacher: paired_test(&t, level),
+            };
+            (name.clone(), analysis)
+        })
+        .collect();
+    let f1_point = |sums: &FieldSums| (2 * sums.tp, 2 * sums.tp + sums.fp + sums.fn_);
+    let (hits, total) = f1_point(&counts.clean.student);
+    let clean = CurveInput {
+        stage: "clean".into(),
+        severity: 0.0,
+        hits,
+        total,
+    };
+    let curves = curves(suite, "f1", clean, n, settings, |name| {
+        counts.corruptions.get(name).map(|c| f1_point(&c.student))
+    });
+    ExtractAnalysis {
+        clean: ExtractClean {
+            f1: f1_interval(&counts.clean.student, n, level),
+            exact_match: wilson(counts.clean.exact, n, level),
+            schema_validity: ValidityPair {
+                student: wilson(counts.clean.student_valid, n, level),
+                teacher: wilson(counts.clean.teacher_valid, n, level),
+            },
+        },
+        corruptions,
+        invariances,
+        curves,
+        abstention: counts.abstention.as_ref().map(|a| abstention(a, level)),
+    }
+}
+
+/// One curve per family of corruptions with a severity, families in order of first appearance.
+fn curves(
+    suite: &SuiteDescriptor,
+    metric: &str,
+    clean: CurveInput,
+    n: u64,
+    settings: &Settings,
+    point: impl Fn(&str) -> Option<(u64, u64)>,
+) -> IndexMap<String, SeverityCurve> {
+    let mut families: IndexMap<&str, Vec<CurveInput>> = IndexMap::new();
+    for c in &suite.corruptions {
+        let (Some(family), Some(severity)) = (&c.family, c.severity) else {
+            continue;
+        };
+        let Some((hits, total)) = point(&c.name) else {
+            continue;
+        };
+        families.entry(family).or_default().push(CurveInput {
+            stage: c.name.clone(),
+            severity,
+            hits,
+            total,
+        });
+    }
+    families
+        .into_iter()
+        .map(|(family, inputs)| {
+            let curve = severity_curve(metric, clean.clone(), &inputs, n, settings.break_even);
+            (family.to_owned(), curve)
+        })
+        .collect()
+}
+
+fn abstention(a: &AbstentionCounts, level: Level) -> AbstentionAnalysis {
+    let n = a.n();
+    let disagreements = a.all().disagree;
+    let side = |escalated: AgreeSplit, answered: AgreeSplit| SideAbstention {
+        escalation: wilson(escalated.n(), n, level),
+        coverage: wilson(answered.n(), n, level),
+        selective_agreement: wilson(answered.agree, answered.n(), level),
+        escalated_where_disagreeing: wilson(escalated.disagree, escalated.n(), level),
+        disagreements_escalated: wilson(escalated.disagree, disagreements, level),
+    };
+    AbstentionAnalysis {
+        student: a
+            .student_decides
+            .then(|| side(a.student_escalated(), a.student_answered())),
+        teacher: a
+            .teacher_decides
+            .then(|| side(a.teacher_escalated(), a.teacher_answered())),
+        both_answered: BothAnswered {
+            coverage: wilson(a.both_answered.n(), n, level),
+            agreement: wilson(a.both_answered.agree, a.both_answered.n(), level),
+        },
+    }
+}

@@ -1,0 +1,345 @@
+//! Comparisons of several students against one teacher on one suite.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::Error;
+use std::ops::AddAssign;
+
+use crate::counts::{FirstVsSecond, add_stages, named, same_stages};
+use crate::paired::{PairedTest, paired_test};
+use crate::report::{ProfileReport, Task, check_format, field, methods, same, value};
+
+/// The `format` of a comparison; a reader refuses any other.
+pub const COMPARISON_FORMAT: &str = "capkit-profile-comparison/1";
+
+/// Agreement with the teacher of two students, per text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairAgreement {
+    /// Per text: the first / the second student agrees with the teacher (for extractors: its
+    /// record matches the gold exactly).
+    pub agree: FirstVsSecond,
+}
+
+impl AddAssign for PairAgreement {
+    fn add_assign(&mut self, other: PairAgreement) {
+        self.agree += other.agree;
+    }
+}
+
+/// Violations of two students under one invariance, per text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairChanges {
+    /// Per text: the first / the second student's answer changed under the rewrite.
+    pub changed: FirstVsSecond,
+}
+
+impl AddAssign for PairChanges {
+    fn add_assign(&mut self, other: PairChanges) {
+        self.changed += other.changed;
+    }
+}
+
+/// The paired counts of two students on the same texts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairCounts {
+    /// Clean texts.
+    pub clean: PairAgreement,
+    /// Per corruption, in suite order.
+    pub corruptions: IndexMap<String, PairAgreement>,
+    /// Per invariance, in suite order.
+    pub invariances: IndexMap<String, PairChanges>,
+}
+
+impl PairCounts {
+    /// Empty counts for a suite's stages.
+    pub fn new<'a>(
+        corruptions: impl IntoIterator<Item = &'a str>,
+        invariances: impl IntoIterator<Item = &'a str>,
+    ) -> PairCounts {
+        PairCounts {
+            clean: PairAgreement::default(),
+            corruptions: named(corruptions),
+            invariances: named(invariances),
+        }
+    }
+
+    fn merge(&mut self, other: &PairCounts) -> Result<(), Error> {
+        same_stages("pair corruptions", &self.corruptions, &other.corruptions)?;
+        same_stages("pair invariances", &self.invariances, &other.invariances)?;
+        self.clean += other.clean;
+        add_stages(&mut self.corruptions, &other.corruptions);
+        add_stages(&mut self.invariances, &other.invariances);
+        Ok(())
+    }
+}
+
+/// Two students compared on every stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pair {
+    /// The first student's name.
+    pub first: String,
+    /// The second student's name.
+    pub second: String,
+    /// Their paired counts.
+    pub counts: PairCounts,
+}
+
+/// One teacher against several students on one suite: each student's report, and for every
+/// pair of students the paired counts behind a McNemar test and a Newcombe interval per stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The teacher's name, when known.
+    pub teacher: Option<String>,
+    /// Each student's report against the teacher, by student name, in the given order.
+    pub students: IndexMap<String, ProfileReport>,
+    /// Every pair of students (first before second in the given order).
+    pub pairs: Vec<Pair>,
+}
+
+#[derive(Serialize)]
+struct PairFigures<'a> {
+    first: &'a str,
+    second: &'a str,
+    counts: &'a PairCounts,
+    clean: PairedTest,
+    corruptions: IndexMap<&'a str, PairedTest>,
+    invariances: IndexMap<&'a str, PairedTest>,
+}
+
+/// What a reader takes of a pair (its figures are recomputed, never read).
+#[derive(Deserialize)]
+struct PairInput {
+    first: String,
+    second: String,
+    counts: PairCounts,
+}
+
+impl Comparison {
+    /// The task of the students' reports (`None` without students).
+    pub fn task(&self) -> Option<Task> {
+        self.students.values().next().map(ProfileReport::task)
+    }
+
+    /// The whole comparison as JSON: `format`, `task`, `suite`, `teacher`, `settings`, every
+    /// student's full report under `students`, and under `pairs`, for every pair of students,
+    /// the paired counts and per stage the difference (first minus second: agreement with the
+    /// teacher on clean texts and corruptions, violation rate on invariances) with Newcombe's
+    /// interval and the exact McNemar p-value.
+    pub fn to_json(&self) -> Value {
+        let first = self.students.values().next();
+        let mut out = Map::new();
+        out.insert("format".into(), COMPARISON_FORMAT.into());
+        out.insert("task".into(), value(&self.task()));
+        out.insert("suite".into(), value(&first.map(|r| &r.suite)));
+        out.insert("teacher".into(), value(&self.teacher));
+        out.insert("settings".into(), value(&first.map(|r| r.settings)));
+        let students: Map<String, Value> = self
+            .students
+            .iter()
+            .map(|(k, r)| (k.clone(), r.to_json()))
+            .collect();
+        out.insert("students".into(), Value::Object(students));
+        let level = first.map(|r| r.settings.level).unwrap_or_default();
+        let pairs: Vec<Value> = self
+            .pairs
+            .iter()
+            .map(|p| {
+                value(&PairFigures {
+                    first: &p.first,
+                    second: &p.second,
+                    counts: &p.counts,
+                    clean: paired_test(&p.counts.clean.agree.table(), level),
+                    corruptions: p
+                        .counts
+                        .corruptions
+                        .iter()
+                        .map(|(k, c)| (k.as_str(), paired_test(&c.agree.table(), level)))
+                        .collect(),
+                    invariances: p
+                        .counts
+                        .invariances
+                        .iter()
+                        .map(|(k, c)| (k.as_str(), paired_test(&c.changed.table(), level)))
+                        .collect(),
+                })
+            })
+            .collect();
+        out.insert("pairs".into(), Value::Array(pairs));
+        out.insert("methods".into(), methods());
+        Value::Object(out)
+    }
+
+    /// Reads a comparison written by [`Comparison::to_json`] (counts and names only; figures are
+    /// recomputed). Errors name what is missing or inconsistent.
+    pub fn from_json(json: &Value) -> Result<Comparison, Error> {
+        let obj = json.as_object().ok_or_else(|| Error::Invalid {
+            at: "comparison".into(),
+            message: "must be a JSON object".into(),
+        })?;
+        check_format(obj, COMPARISON_FORMAT)?;
+        let teacher: Option<String> = field(obj, "teacher", "teacher")?;
+        let Some(Value::Object(students)) = obj.get("students") else {
+            return Err(Error::Invalid {
+                at: "students".into(),
+                message: "must be an object of reports by student name".into(),
+            });
+        };
+        let students = students
+            .iter()
+            .map(|(name, r)| {
+                ProfileReport::from_json(r)
+                    .map(|r| (name.clone(), r))
+                    .map_err(|e| Error::Invalid {
+                        at: format!("students.{name}"),
+                        message: e.to_string(),
+                    })
+            })
+            .collect::<Result<IndexMap<_, _>, _>>()?;
+        let inputs: Vec<PairInput> = field(obj, "pairs", "pairs")?;
+        let pairs = inputs
+            .into_iter()
+            .map(|p| Pair {
+                first: p.first,
+                second: p.second,
+                counts: p.counts,
+            })
+            .collect();
+        let comparison = Comparison {
+            teacher,
+            students,
+            pairs,
+        };
+        comparison.validate()?;
+        Ok(comparison)
+    }
+
+    /// Checks that every report has the same task, suite, settings and teacher, and that every
+    /// pair names known students and counts their texts.
+    pub fn validate(&self) -> Result<(), Error> {
+        let mut reports = self.students.iter();
+        if let Some((_, first)) = reports.next() {
+            for (name, r) in reports {
+                let at = || format!("students.{name}");
+                let what = if r.task() != first.task() {
+                    Some("task")
+                } else if r.suite != first.suite {
+                    Some("suite")
+                } else if r.settings != first.settings {
+                    Some("settings")
+                } else {
+                    None
+                };
+                if let Some(what) = what {
+                    return Err(Error::Invalid {
+                        at: at(),
+                        message: format!("its {what} is not the first student's"),
+                    });
+                }
+            }
+        }
+        for (name, r) in &self.students {
+            if r.models.teacher != self.teacher || r.models.student.as_deref() != Some(name) {
+                return Err(Error::Invalid {
+                    at: format!("students.{name}.models"),
+                    message: "must name this student and the comparison's teacher".into(),
+                });
+            }
+        }
+        for (i, p) in self.pairs.iter().enumerate() {
+            let at = format!("pairs.{i}");
+            let (Some(a), Some(_)) = (self.students.get(&p.first), self.students.get(&p.second))
+            else {
+                return Err(Error::Invalid {
+                    at,
+                    message: format!(
+                        "names a student not compared (`{}`, `{}`)",
+                        p.first, p.second
+                    ),
+                });
+            };
+            let n = a.n();
+            let tables = std::iter::once(p.counts.clean.agree)
+                .chain(p.counts.corruptions.values().map(|c| c.agree))
+                .chain(p.counts.invariances.values().map(|c| c.changed));
+            if tables.into_iter().any(|t| t.n() != n) {
+                return Err(Error::Invalid {
+                    at,
+                    message: format!("a table does not count the students' {n} texts"),
+                });
+            }
+            let stages = |r: &ProfileReport| {
+                (
+                    r.suite
+                        .corruptions
+                        .iter()
+                        .map(|c| c.name.clone())
+                        .collect::<Vec<_>>(),
+                    r.suite.invariances.clone(),
+                )
+            };
+            let (corruptions, invariances) = stages(a);
+            if !p.counts.corruptions.keys().eq(corruptions.iter())
+                || !p.counts.invariances.keys().eq(invariances.iter())
+            {
+                return Err(Error::Invalid {
+                    at,
+                    message: "its stages are not the suite's".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The comparison over both comparisons' texts: every report merged, every pair's counts
+    /// added. Refuses unless both compare the same students (same order) against the same
+    /// teacher, suite and settings.
+    pub fn merge(&self, other: &Comparison) -> Result<Comparison, Error> {
+        same("teachers", &self.teacher, &other.teacher, |t| {
+            t.clone().unwrap_or_else(|| "unnamed".into())
+        })?;
+        let names = |c: &Comparison| {
+            let v: Vec<&str> = c.students.keys().map(String::as_str).collect();
+            format!("[{}]", v.join(", "))
+        };
+        if !self.students.keys().eq(other.students.keys()) {
+            return Err(Error::Mismatch {
+                what: "students".into(),
+                left: names(self),
+                right: names(other),
+            });
+        }
+        let students = self
+            .students
+            .iter()
+            .zip(other.students.values())
+            .map(|((name, a), b)| a.merge(b).map(|m| (name.clone(), m)))
+            .collect::<Result<IndexMap<_, _>, _>>()?;
+        let mut pairs = self.pairs.clone();
+        if pairs.len() != other.pairs.len() {
+            return Err(Error::Mismatch {
+                what: "pairs".into(),
+                left: self.pairs.len().to_string(),
+                right: other.pairs.len().to_string(),
+            });
+        }
+        for (a, b) in pairs.iter_mut().zip(&other.pairs) {
+            same(
+                "pairs",
+                &(&a.first, &a.second),
+                &(&b.first, &b.second),
+                |p| format!("{} vs {}", p.0, p.1),
+            )?;
+            a.counts.merge(&b.counts)?;
+        }
+        Ok(Comparison {
+            teacher: self.teacher.clone(),
+            students,
+            pairs,
+        })
+    }
+}

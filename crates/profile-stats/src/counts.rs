@@ -1,0 +1,758 @@
+//! The counts behind every rate of a profile: sufficient statistics, additive across texts.
+//!
+//! Every type here is a fold over per-text outcomes: start from [`Default`] (or `new` with the
+//! suite's stage names), `record` each text's outcome, and add two folds over disjoint (or any)
+//! sets of texts with `merge`; the result equals the fold over the concatenated texts. Every
+//! figure of a report (rates, intervals, tests, curves) is a function of these counts alone.
+
+use std::ops::AddAssign;
+
+use indexmap::IndexMap;
+use profile_types::{
+    Abstention, CaptureProfile, ExtractiveProfile, F1Pair, FieldCounts, ProbePredictions,
+    SchemaValidity, ViolationRates,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+use crate::paired::PairedTable;
+
+/// Defines a 2×2 table of two binary outcomes with field names that say what they count.
+macro_rules! paired_counts {
+    (
+        $(#[$meta:meta])*
+        $name:ident ($first:literal, $second:literal) {
+            $both:ident, $first_only:ident, $second_only:ident, $neither:ident
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            #[doc = concat!("Texts where both ", $first, " and ", $second, ".")]
+            pub $both: u64,
+            #[doc = concat!("Texts where only ", $first, ".")]
+            pub $first_only: u64,
+            #[doc = concat!("Texts where only ", $second, ".")]
+            pub $second_only: u64,
+            #[doc = concat!("Texts where neither ", $first, " nor ", $second, ".")]
+            pub $neither: u64,
+        }
+
+        impl $name {
+            #[doc = concat!("Adds one text: whether ", $first, ", whether ", $second, ".")]
+            #[inline]
+            pub fn record(&mut self, first: bool, second: bool) {
+                match (first, second) {
+                    (true, true) => self.$both += 1,
+                    (true, false) => self.$first_only += 1,
+                    (false, true) => self.$second_only += 1,
+                    (false, false) => self.$neither += 1,
+                }
+            }
+
+            #[doc = concat!("The generic table: first = ", $first, ", second = ", $second, ".")]
+            pub fn table(&self) -> PairedTable {
+                PairedTable {
+                    both: self.$both,
+                    first_only: self.$first_only,
+                    second_only: self.$second_only,
+                    neither: self.$neither,
+                }
+            }
+
+            /// Number of texts counted.
+            pub fn n(&self) -> u64 {
+                self.table().n()
+            }
+        }
+
+        impl AddAssign for $name {
+            fn add_assign(&mut self, other: $name) {
+                self.$both += other.$both;
+                self.$first_only += other.$first_only;
+                self.$second_only += other.$second_only;
+                self.$neither += other.$neither;
+            }
+        }
+    };
+}
+
+paired_counts! {
+    /// Per text: an outcome on the clean text and the same outcome on its corrupted version.
+    CleanVsCorrupted ("it holds on the clean text", "it holds on the corrupted text") {
+        both, clean_only, corrupted_only, neither
+    }
+}
+
+paired_counts! {
+    /// Per text: an outcome of the student and the same outcome of the teacher.
+    StudentVsTeacher ("it holds for the student", "it holds for the teacher") {
+        both, student_only, teacher_only, neither
+    }
+}
+
+paired_counts! {
+    /// Per text: an outcome of the first student and the same outcome of the second student.
+    FirstVsSecond ("it holds for the first student", "it holds for the second student") {
+        both, first_only, second_only, neither
+    }
+}
+
+/// Counts of texts that agree and disagree (one cell of the abstention table).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgreeSplit {
+    /// Texts on which the student's prediction agrees with the teacher's.
+    pub agree: u64,
+    /// Texts on which it does not.
+    pub disagree: u64,
+}
+
+impl AgreeSplit {
+    /// Texts counted.
+    pub fn n(&self) -> u64 {
+        self.agree + self.disagree
+    }
+
+    fn record(&mut self, agree: bool) {
+        if agree {
+            self.agree += 1
+        } else {
+            self.disagree += 1
+        }
+    }
+}
+
+impl AddAssign for AgreeSplit {
+    fn add_assign(&mut self, other: AgreeSplit) {
+        self.agree += other.agree;
+        self.disagree += other.disagree;
+    }
+}
+
+impl std::ops::Add for AgreeSplit {
+    type Output = AgreeSplit;
+    fn add(mut self, other: AgreeSplit) -> AgreeSplit {
+        self += other;
+        self
+    }
+}
+
+/// The decision APIs on the clean texts, crossed with agreement: which side escalated each text,
+/// and whether the sides' predictions (the `predict` answers, which exist for every text) agree.
+///
+/// A side without a decision API never escalates (its `*_decides` is `false`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AbstentionCounts {
+    /// Whether the student has a decision API.
+    pub student_decides: bool,
+    /// Whether the teacher has a decision API.
+    pub teacher_decides: bool,
+    /// Texts neither side escalated.
+    pub both_answered: AgreeSplit,
+    /// Texts only the student escalated.
+    pub student_only_escalated: AgreeSplit,
+    /// Texts only the teacher escalated.
+    pub teacher_only_escalated: AgreeSplit,
+    /// Texts both sides escalated.
+    pub both_escalated: AgreeSplit,
+}
+
+impl AbstentionCounts {
+    /// Empty counts for the given decision APIs.
+    pub fn new(student_decides: bool, teacher_decides: bool) -> AbstentionCounts {
+        AbstentionCounts {
+            student_decides,
+            teacher_decides,
+            ..AbstentionCounts::default()
+        }
+    }
+
+    /// Adds one clean text.
+    #[inline]
+    pub fn record(&mut self, student_escalated: bool, teacher_escalated: bool, agree: bool) {
+        match (student_escalated, teacher_escalated) {
+            (false, false) => self.both_answered.record(agree),
+            (true, false) => self.student_only_escalated.record(agree),
+            (false, true) => self.teacher_only_escalated.record(agree),
+            (true, true) => self.both_escalated.record(agree),
+        }
+    }
+
+    /// Texts counted.
+    pub fn n(&self) -> u64 {
+        self.all().n()
+    }
+
+    /// All texts, escalated or not.
+    pub fn all(&self) -> AgreeSplit {
+        self.both_answered
+            + self.student_only_escalated
+            + self.teacher_only_escalated
+            + self.both_escalated
+    }
+
+    /// Texts the student escalated.
+    pub fn student_escalated(&self) -> AgreeSplit {
+        self.student_only_escalated + self.both_escalated
+    }
+
+    /// Texts the teacher escalated.
+    pub fn teacher_escalated(&self) -> AgreeSplit {
+        self.teacher_only_escalated + self.both_escalated
+    }
+
+    /// Texts the student answered.
+    pub fn student_answered(&self) -> AgreeSplit {
+        self.both_answered + self.teacher_only_escalated
+    }
+
+    /// Texts the teacher answered.
+    pub fn teacher_answered(&self) -> AgreeSplit {
+        self.both_answered + self.student_only_escalated
+    }
+
+    /// Upstream's escalation rates (`None` for a side without a decision API, `0.0` for no
+    /// texts).
+    pub fn rates(&self) -> Abstention {
+        let n = self.n();
+        Abstention {
+            student_escalation_rate: self
+                .student_decides
+                .then(|| rate(self.student_escalated().n(), n)),
+            teacher_escalation_rate: self
+                .teacher_decides
+                .then(|| rate(self.teacher_escalated().n(), n)),
+        }
+    }
+
+    fn merge(&mut self, other: &AbstentionCounts) -> Result<(), Error> {
+        if (self.student_decides, self.teacher_decides)
+            != (other.student_decides, other.teacher_decides)
+        {
+            return Err(Error::Mismatch {
+                what: "decision APIs".into(),
+                left: decides(self),
+                right: decides(other),
+            });
+        }
+        self.both_answered += other.both_answered;
+        self.student_only_escalated += other.student_only_escalated;
+        self.teacher_only_escalated += other.teacher_only_escalated;
+        self.both_escalated += other.both_escalated;
+        Ok(())
+    }
+}
+
+fn decides(a: &AbstentionCounts) -> String {
+    format!(
+        "student {}, teacher {}",
+        if a.student_decides {
+            "decides"
+        } else {
+            "has none"
+        },
+        if a.teacher_decides {
+            "decides"
+        } else {
+            "has none"
+        }
+    )
+}
+
+/// The sums behind one micro F1 and its delta-method variance, over texts.
+///
+/// Per text `i`, `tpᵢ`, `fpᵢ` and `fnᵢ` are the field-level true positives, false positives and
+/// false negatives of one predicted record against its reference, and `errᵢ = fpᵢ + fnᵢ`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldSums {
+    /// `Σ tpᵢ`.
+    pub tp: u64,
+    /// `Σ fpᵢ`.
+    pub fp: u64,
+    /// `Σ fnᵢ`.
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+    /// `Σ tpᵢ²`.
+    pub tp_sq: u64,
+    /// `Σ tpᵢ·errᵢ`.
+    pub tp_err: u64,
+    /// `Σ errᵢ²`.
+    pub err_sq: u64,
+}
+
+impl FieldSums {
+    /// Adds one text's counts.
+    #[inline]
+    pub fn record(&mut self, tp: u64, fp: u64, fn_: u64) {
+        let err = fp + fn_;
+        self.tp += tp;
+        self.fp += fp;
+        self.fn_ += fn_;
+        self.tp_sq += tp * tp;
+        self.tp_err += tp * err;
+        self.err_sq += err * err;
+    }
+
+    /// Micro F1, `2·tp / (2·tp + fp + fn)`, `1.0` when that denominator is 0 (upstream's rule,
+    /// bit for bit the profile's value).
+    pub fn f1(&self) -> f64 {
+        FieldCounts::new(self.tp, self.fp, self.fn_).f1
+    }
+
+    /// `2·tp + fp + fn`.
+    pub(crate) fn denominator(&self) -> u64 {
+        2 * self.tp + self.fp + self.fn_
+    }
+
+    /// `Σᵢ (tpᵢ·E − T·errᵢ)²` with `T = Σ tpᵢ` and `E = Σ errᵢ`: the residual sum of squares of
+    /// the ratio, up to the factor `4 / (2T + E)²`. Exact while it fits in 128 bits.
+    pub(crate) fn residual_square_sum(&self) -> f64 {
+        let (t, e) = (i128::from(self.tp), i128::from(self.fp + self.fn_));
+        let (stt, ste, see) = (
+            i128::from(self.tp_sq),
+            i128::from(self.tp_err),
+            i128::from(self.err_sq),
+        );
+        let exact = (|| {
+            let a = e.checked_mul(e)?.checked_mul(stt)?;
+            let b = e.checked_mul(t)?.checked_mul(ste)?.checked_mul(2)?;
+            let c = t.checked_mul(t)?.checked_mul(see)?;
+            a.checked_sub(b)?.checked_add(c)
+        })();
+        match exact {
+            Some(v) => v.max(0) as f64,
+            None => {
+                let (t, e) = (t as f64, e as f64);
+                (e * e * stt as f64 - 2.0 * e * t * ste as f64 + t * t * see as f64).max(0.0)
+            }
+        }
+    }
+}
+
+impl AddAssign for FieldSums {
+    fn add_assign(&mut self, o: FieldSums) {
+        self.tp += o.tp;
+        self.fp += o.fp;
+        self.fn_ += o.fn_;
+        self.tp_sq += o.tp_sq;
+        self.tp_err += o.tp_err;
+        self.err_sq += o.err_sq;
+    }
+}
+
+/// `+=` field by field, for the stage types (every field is itself additive).
+macro_rules! add_fields {
+    ($($name:ident { $($field:ident),+ })+) => {
+        $(impl AddAssign for $name {
+            fn add_assign(&mut self, other: $name) {
+                $(self.$field += other.$field;)+
+            }
+        })+
+    };
+}
+
+add_fields! {
+    CleanCounts { agree }
+    CorruptionCounts { agree }
+    InvarianceCounts { changed }
+    ExtractCleanCounts { student, exact, student_valid, teacher_valid }
+    ExtractCorruptionCounts { student, teacher, exact }
+    ExtractInvarianceCounts { student, teacher, changed }
+}
+
+/// Clean-text counts of a classifier profile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CleanCounts {
+    /// Clean texts on which the labels agree.
+    pub agree: u64,
+}
+
+/// One corruption of a classifier profile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorruptionCounts {
+    /// Per text: the labels agree on the clean text / on the corrupted text.
+    pub agree: CleanVsCorrupted,
+}
+
+/// One invariance of a classifier or extractor profile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InvarianceCounts {
+    /// Per text: the student's / the teacher's answer changed under the rewrite.
+    pub changed: StudentVsTeacher,
+}
+
+/// The counts of one profile: `n`, the clean texts, each corruption and invariance in suite
+/// order, and the decision APIs. [`ClassifyCounts`] and [`ExtractCounts`] are its two kinds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileCounts<Clean, Corruption, Invariance> {
+    /// Number of texts.
+    pub n: u64,
+    /// The clean texts.
+    pub clean: Clean,
+    /// Per corruption, in suite order.
+    pub corruptions: IndexMap<String, Corruption>,
+    /// Per invariance, in suite order.
+    pub invariances: IndexMap<String, Invariance>,
+    /// The decision APIs on the clean texts, when a side has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abstention: Option<AbstentionCounts>,
+}
+
+/// The counts of a classifier profile (`capture_profile`).
+pub type ClassifyCounts = ProfileCounts<CleanCounts, CorruptionCounts, InvarianceCounts>;
+
+/// The counts of an extractor profile (`extractive_capture_profile`); in its abstention counts,
+/// "agree" is an exact record match.
+pub type ExtractCounts =
+    ProfileCounts<ExtractCleanCounts, ExtractCorruptionCounts, ExtractInvarianceCounts>;
+
+impl<C, K, I> ProfileCounts<C, K, I>
+where
+    C: Default + AddAssign + Copy,
+    K: Default + AddAssign + Copy,
+    I: Default + AddAssign + Copy,
+{
+    /// Empty counts for a suite's stages (and decision APIs, when a side has one).
+    pub fn new<'a>(
+        corruptions: impl IntoIterator<Item = &'a str>,
+        invariances: impl IntoIterator<Item = &'a str>,
+        abstention: Option<AbstentionCounts>,
+    ) -> Self {
+        ProfileCounts {
+            n: 0,
+            clean: C::default(),
+            corruptions: named(corruptions),
+            invariances: named(invariances),
+            abstention,
+        }
+    }
+
+    /// Adds `other` (the counts of other texts, same suite and models); refuses other stages or
+    /// other decision APIs.
+    pub fn merge(&mut self, other: &Self) -> Result<(), Error> {
+        same_stages("corruptions", &self.corruptions, &other.corruptions)?;
+        same_stages("invariances", &self.invariances, &other.invariances)?;
+        merge_abstention(&mut self.abstention, &other.abstention)?;
+        self.n += other.n;
+        self.clean += other.clean;
+        add_stages(&mut self.corruptions, &other.corruptions);
+        add_stages(&mut self.invariances, &other.invariances);
+        Ok(())
+    }
+}
+
+impl ClassifyCounts {
+    /// Adds one clean text.
+    #[inline]
+    pub fn record_clean(&mut self, agree: bool) {
+        self.n += 1;
+        self.clean.agree += u64::from(agree);
+    }
+
+    /// Upstream's profile, computed from the counts (bit for bit what `capture_profile` returns
+    /// for the same texts).
+    pub fn profile(&self, probes: Option<ProbePredictions>) -> CaptureProfile {
+        CaptureProfile {
+            clean_agreement: rate(self.clean.agree, self.n),
+            corruptions: self
+                .corruptions
+                .iter()
+                .map(|(k, c)| (k.clone(), rate(c.agree.table().second(), self.n)))
+                .collect(),
+            invariances: self
+                .invariances
+                .iter()
+                .map(|(k, i)| {
+                    let t = i.changed.table();
+                    let rates = ViolationRates {
+                        student_violation_rate: rate(t.first(), self.n),
+                        teacher_violation_rate: rate(t.second(), self.n),
+                    };
+                    (k.clone(), rates)
+                })
+                .collect(),
+            probes,
+            abstention: self.abstention.as_ref().map(AbstentionCounts::rates),
+        }
+    }
+
+    /// Checks that the counts are consistent: every table counts `n` texts and every corruption
+    /// agrees with the clean counts.
+    pub fn validate(&self) -> Result<(), Error> {
+        let n = self.n;
+        check(self.clean.agree <= n, "counts.clean.agree", "exceeds n")?;
+        for (name, c) in &self.corruptions {
+            let at = format!("counts.corruptions.{name}.agree");
+            check_n(&at, c.agree.n(), n)?;
+            check(
+                c.agree.table().first() == self.clean.agree,
+                &at,
+                "both + clean_only must equal counts.clean.agree",
+            )?;
+        }
+        for (name, i) in &self.invariances {
+            check_n(
+                &format!("counts.invariances.{name}.changed"),
+                i.changed.n(),
+                n,
+            )?;
+        }
+        if let Some(a) = &self.abstention {
+            check_abstention(a, n, self.clean.agree)?;
+        }
+        Ok(())
+    }
+}
+
+/// Clean-text counts of an extractor profile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractCleanCounts {
+    /// The student's clean records against the teacher's (the gold).
+    pub student: FieldSums,
+    /// Clean texts whose student record matches the gold exactly (no FP, no FN).
+    pub exact: u64,
+    /// Clean student records that are complete and grounded.
+    pub student_valid: u64,
+    /// Clean teacher records that are complete and grounded.
+    pub teacher_valid: u64,
+}
+
+/// One corruption of an extractor profile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractCorruptionCounts {
+    /// The student's corrupted records against the gold.
+    pub student: FieldSums,
+    /// The teacher's corrupted records against the gold (its own clean records).
+    pub teacher: FieldSums,
+    /// Per text: the student matches the gold exactly on the clean / the corrupted text.
+    pub exact: CleanVsCorrupted,
+}
+
+/// One invariance of an extractor profile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractInvarianceCounts {
+    /// The student's rewritten records against its own clean records.
+    pub student: FieldSums,
+    /// The teacher's rewritten records against its own clean records.
+    pub teacher: FieldSums,
+    /// Per text: the student's / the teacher's record changed (not an exact match of its clean
+    /// record).
+    pub changed: StudentVsTeacher,
+}
+
+impl ExtractCounts {
+    /// Upstream's profile, computed from the counts (bit for bit what
+    /// `extractive_capture_profile` returns for the same texts).
+    pub fn profile(&self) -> ExtractiveProfile {
+        let validity = |valid: u64| {
+            if self.n == 0 {
+                1.0
+            } else {
+                valid as f64 / self.n as f64
+            }
+        };
+        let pair = |s: &FieldSums, t: &FieldSums| F1Pair {
+            student_f1: s.f1(),
+            teacher_f1: t.f1(),
+        };
+        ExtractiveProfile {
+            clean_f1: self.clean.student.f1(),
+            schema_validity: SchemaValidity {
+                student: validity(self.clean.student_valid),
+                teacher: validity(self.clean.teacher_valid),
+            },
+            corruptions: self
+                .corruptions
+                .iter()
+                .map(|(k, c)| (k.clone(), pair(&c.student, &c.teacher)))
+                .collect(),
+            invariances: self
+                .invariances
+                .iter()
+                .map(|(k, i)| (k.clone(), pair(&i.student, &i.teacher)))
+                .collect(),
+            abstention: self.abstention.as_ref().map(AbstentionCounts::rates),
+        }
+    }
+
+    /// Checks that the counts are consistent (every table counts `n` texts, the exact-match
+    /// tables agree with the clean counts).
+    pub fn validate(&self) -> Result<(), Error> {
+        let n = self.n;
+        let c = &self.clean;
+        for (what, v) in [
+            ("exact", c.exact),
+            ("student_valid", c.student_valid),
+            ("teacher_valid", c.teacher_valid),
+        ] {
+            check(v <= n, &format!("counts.clean.{what}"), "exceeds n")?;
+        }
+        for (name, s) in &self.corruptions {
+            let at = format!("counts.corruptions.{name}.exact");
+            check_n(&at, s.exact.n(), n)?;
+            check(
+                s.exact.table().first() == c.exact,
+                &at,
+                "both + clean_only must equal counts.clean.exact",
+            )?;
+        }
+        for (name, i) in &self.invariances {
+            check_n(
+                &format!("counts.invariances.{name}.changed"),
+                i.changed.n(),
+                n,
+            )?;
+        }
+        if let Some(a) = &self.abstention {
+            check_abstention(a, n, c.exact)?;
+        }
+        Ok(())
+    }
+}
+
+/// `k / n` as numpy's mean of booleans gives it (exact IEEE quotient), `0.0` when `n == 0`.
+pub(crate) fn rate(k: u64, n: u64) -> f64 {
+    if n == 0 { 0.0 } else { k as f64 / n as f64 }
+}
+
+/// Zeroed counts for stages named in suite order.
+pub(crate) fn named<'a, V: Default>(
+    names: impl IntoIterator<Item = &'a str>,
+) -> IndexMap<String, V> {
+    names
+        .into_iter()
+        .map(|name| (name.to_owned(), V::default()))
+        .collect()
+}
+
+/// Adds `theirs` into `mine`, stage by stage (the names were checked with [`same_stages`]).
+pub(crate) fn add_stages<V: AddAssign + Copy>(
+    mine: &mut IndexMap<String, V>,
+    theirs: &IndexMap<String, V>,
+) {
+    for (a, b) in mine.values_mut().zip(theirs.values()) {
+        *a += *b;
+    }
+}
+
+/// Refuses two stage maps with other names (or another order).
+pub(crate) fn same_stages<V>(
+    section: &str,
+    a: &IndexMap<String, V>,
+    b: &IndexMap<String, V>,
+) -> Result<(), Error> {
+    if a.keys().eq(b.keys()) {
+        return Ok(());
+    }
+    let names = |m: &IndexMap<String, V>| {
+        let v: Vec<&str> = m.keys().map(String::as_str).collect();
+        format!("[{}]", v.join(", "))
+    };
+    Err(Error::Mismatch {
+        what: section.into(),
+        left: names(a),
+        right: names(b),
+    })
+}
+
+fn merge_abstention(
+    mine: &mut Option<AbstentionCounts>,
+    theirs: &Option<AbstentionCounts>,
+) -> Result<(), Error> {
+    match (mine.as_mut(), theirs) {
+        (None, None) => Ok(()),
+        (Some(a), Some(b)) => a.merge(b),
+        (a, b) => Err(Error::Mismatch {
+            what: "decision APIs".into(),
+            left: a.map_or("neither side decides".into(), |a| decides(a)),
+            right: b.as_ref().map_or("neither side decides".into(), decides),
+        }),
+    }
+}
+
+fn check(ok: bool, at: &str, message: &str) -> Result<(), Error> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Invalid {
+            at: at.to_owned(),
+            message: message.to_owned(),
+        })
+    }
+}
+
+fn check_n(at: &str, counted: u64, n: u64) -> Result<(), Error> {
+    check(
+        counted == n,
+        at,
+        &format!("its cells count {counted} texts, n is {n}"),
+    )
+}
+
+fn check_abstention(a: &AbstentionCounts, n: u64, agree: u64) -> Result<(), Error> {
+    check_n("counts.abstention", a.n(), n)?;
+    check(
+        a.all().agree == agree,
+        "counts.abstention",
+        "its agree cells must add up to the clean agreement (exact-match) count",
+    )?;
+    check(
+        a.student_decides || a.student_escalated().n() == 0,
+        "counts.abstention",
+        "the student has no decision API but escalated",
+    )?;
+    check(
+        a.teacher_decides || a.teacher_escalated().n() == 0,
+        "counts.abstention",
+        "the teacher has no decision API but escalated",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_sums_residuals_match_a_direct_computation() {
+        let texts = [(3u64, 0u64, 1u64), (0, 2, 2), (5, 1, 0), (2, 0, 0)];
+        let mut sums = FieldSums::default();
+        for &(tp, fp, fn_) in &texts {
+            sums.record(tp, fp, fn_);
+        }
+        let t: f64 = texts.iter().map(|x| x.0 as f64).sum();
+        let e: f64 = texts.iter().map(|x| (x.1 + x.2) as f64).sum();
+        let direct: f64 = texts
+            .iter()
+            .map(|x| (x.0 as f64 * e - t * (x.1 + x.2) as f64).powi(2))
+            .sum();
+        assert_eq!(sums.residual_square_sum(), direct);
+    }
+
+    #[test]
+    fn tables_record_and_add() {
+        let mut a = CleanVsCorrupted::default();
+        a.record(true, false);
+        a.record(true, true);
+        let mut b = a;
+        b += a;
+        assert_eq!(
+            (b.both, b.clean_only, b.corrupted_only, b.neither),
+            (2, 2, 0, 0)
+        );
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            r#"{"both":1,"clean_only":1,"corrupted_only":0,"neither":0}"#
+        );
+    }
+}

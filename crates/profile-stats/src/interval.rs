@@ -1,0 +1,260 @@
+//! Confidence levels and intervals: Wilson score intervals for rates, the delta-method interval
+//! for micro F1.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+use crate::counts::FieldSums;
+use crate::normal::normal_quantile;
+
+/// A two-sided confidence level, strictly between 0 and 1 (`0.95` by default).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Level(f64);
+
+impl Level {
+    /// 95 %.
+    pub const DEFAULT: Level = Level(0.95);
+
+    /// A level; anything outside `(0, 1)` (or NaN) is an error.
+    pub fn new(level: f64) -> Result<Level, Error> {
+        if level > 0.0 && level < 1.0 {
+            Ok(Level(level))
+        } else {
+            Err(Error::Level(level))
+        }
+    }
+
+    /// The level as a fraction.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// The two-sided critical value `z = −Φ⁻¹(α/2)` with `α = 1 − level` (1.959964 at 95 %),
+    /// computed as statsmodels computes it (`norm.isf(alpha / 2)`).
+    pub fn z(self) -> f64 {
+        -normal_quantile((1.0 - self.0) / 2.0)
+    }
+}
+
+impl Default for Level {
+    fn default() -> Level {
+        Level::DEFAULT
+    }
+}
+
+impl TryFrom<f64> for Level {
+    type Error = Error;
+    fn try_from(level: f64) -> Result<Level, Error> {
+        Level::new(level)
+    }
+}
+
+impl From<Level> for f64 {
+    fn from(level: Level) -> f64 {
+        level.0
+    }
+}
+
+/// How an interval was computed (named in the report so a reader never has to guess).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Wilson's score interval for a binomial proportion (Wilson 1927, JASA 22:209-212).
+    Wilson,
+    /// The delta-method (Taylor linearisation) interval of a ratio of two per-text sums, with
+    /// the sample covariance of the per-text terms (ddof = 1), clipped to `[0, 1]`.
+    DeltaMethodRatio,
+    /// Newcombe's hybrid score interval for a difference of paired proportions (Newcombe 1998,
+    /// Stat Med 17:2635-2650, method 10).
+    NewcombeHybridScore,
+}
+
+impl Method {
+    /// Every method, for the report's glossary.
+    pub const ALL: [Method; 3] = [
+        Method::Wilson,
+        Method::DeltaMethodRatio,
+        Method::NewcombeHybridScore,
+    ];
+
+    /// The method's name in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Wilson => "wilson",
+            Method::DeltaMethodRatio => "delta_method_ratio",
+            Method::NewcombeHybridScore => "newcombe_hybrid_score",
+        }
+    }
+
+    /// One line saying what the method is, with its reference.
+    pub fn description(self) -> &'static str {
+        match self {
+            Method::Wilson => {
+                "Wilson score interval for a binomial proportion (Wilson 1927, JASA 22:209-212); \
+                 n = 0 gives estimate null and the interval [0, 1]"
+            }
+            Method::DeltaMethodRatio => {
+                "delta-method interval of micro F1 = sum(2 tp_i) / sum(2 tp_i + fp_i + fn_i) over \
+                 texts, sample covariance of the per-text terms (ddof = 1), clipped to [0, 1]; \
+                 fewer than two texts, or no fields at all, give [0, 1]"
+            }
+            Method::NewcombeHybridScore => {
+                "Newcombe's hybrid score interval for the difference of two paired proportions \
+                 (Newcombe 1998, Stat Med 17:2635-2650, method 10: Wilson limits of both \
+                 marginals combined with the continuity-corrected phi); n = 0 gives estimate \
+                 null and the interval [-1, 1]"
+            }
+        }
+    }
+}
+
+/// A point estimate with a two-sided confidence interval.
+///
+/// `estimate` is `None` (JSON `null`) only when it is undefined (no texts); `lower` and `upper`
+/// are always numbers, so no interval ever carries a NaN.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// The point estimate, or `None` when undefined.
+    pub estimate: Option<f64>,
+    /// Lower limit.
+    pub lower: f64,
+    /// Upper limit.
+    pub upper: f64,
+    /// The confidence level.
+    pub level: f64,
+    /// How the limits were computed.
+    pub method: Method,
+}
+
+/// The Wilson score interval of `successes` out of `n` (statsmodels'
+/// `proportion_confint(successes, n, alpha = 1 - level, method="wilson")`, limits clipped to
+/// `[0, 1]`).
+///
+/// `n = 0` gives the estimate `None` and the interval `[0, 1]` (the limit of Wilson's formula
+/// as the information goes to zero); `successes > n` is treated as `n`.
+///
+/// ```
+/// use profile_stats::{Level, wilson};
+///
+/// let i = wilson(7, 10, Level::DEFAULT);
+/// assert_eq!(i.estimate, Some(0.7));
+/// assert!((i.lower - 0.396_778).abs() < 1e-6 && (i.upper - 0.892_209).abs() < 1e-6);
+/// assert_eq!((wilson(0, 0, Level::DEFAULT).lower, wilson(0, 0, Level::DEFAULT).upper), (0.0, 1.0));
+/// ```
+pub fn wilson(successes: u64, n: u64, level: Level) -> Interval {
+    let (lower, upper) = wilson_limits(successes, n, level);
+    Interval {
+        estimate: (n > 0).then(|| successes.min(n) as f64 / n as f64),
+        lower,
+        upper,
+        level: level.get(),
+        method: Method::Wilson,
+    }
+}
+
+/// Wilson's limits, in statsmodels' order of operations.
+pub(crate) fn wilson_limits(successes: u64, n: u64, level: Level) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let k = successes.min(n);
+    let nf = n as f64;
+    let q = k as f64 / nf;
+    let z = level.z();
+    let z2 = z * z;
+    let denom = 1.0 + z2 / nf;
+    let center = (q + z2 / (2.0 * nf)) / denom;
+    let dist = z * (q * (1.0 - q) / nf + z2 / (4.0 * nf * nf)).sqrt() / denom;
+    // At k = 0 (k = n) the lower (upper) limit is exactly 0 (1); the formula leaves rounding
+    // noise of either sign there.
+    let lower = if k == 0 {
+        0.0
+    } else {
+        (center - dist).clamp(0.0, 1.0)
+    };
+    let upper = if k == n {
+        1.0
+    } else {
+        (center + dist).clamp(0.0, 1.0)
+    };
+    (lower, upper)
+}
+
+/// The delta-method interval of micro F1 over `n` texts from its sufficient sums.
+///
+/// Micro F1 is the ratio `R = Σaᵢ / Σbᵢ` with `aᵢ = 2tpᵢ` and `bᵢ = 2tpᵢ + fpᵢ + fnᵢ` per text.
+/// Its delta-method variance with the sample covariance (ddof = 1) is
+/// `Σ(aᵢ − R·bᵢ)² · n / ((n − 1) · (Σbᵢ)²)`, and `Σ(aᵢ − R·bᵢ)²` is a function of the sums
+/// [`FieldSums`] keeps (computed exactly in integers while they fit in 128 bits). The limits are
+/// `R ± z·se`, clipped to `[0, 1]`.
+///
+/// Degenerate inputs: `n = 0` gives the estimate `None` and `[0, 1]`; one text, or no field on
+/// either side anywhere (F1 is then `1.0`, upstream's convention), gives `[0, 1]`, since there is
+/// no variance to estimate. Texts that all score the same ratio give a zero-width interval (the
+/// delta method's known blind spot at the boundary).
+pub fn f1_interval(sums: &FieldSums, n: u64, level: Level) -> Interval {
+    let mut interval = Interval {
+        estimate: (n > 0).then(|| sums.f1()),
+        lower: 0.0,
+        upper: 1.0,
+        level: level.get(),
+        method: Method::DeltaMethodRatio,
+    };
+    let denominator = sums.denominator();
+    if n < 2 || denominator == 0 {
+        return interval;
+    }
+    let r = sums.f1();
+    let se = 2.0 * sums.residual_square_sum().sqrt() / (denominator as f64 * denominator as f64)
+        * (n as f64 / (n - 1) as f64).sqrt();
+    let z = level.z();
+    interval.lower = (r - z * se).clamp(0.0, 1.0);
+    interval.upper = (r + z * se).clamp(0.0, 1.0);
+    interval
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_are_validated() {
+        assert!(Level::new(0.95).is_ok());
+        for bad in [0.0, 1.0, -0.5, 95.0, f64::NAN] {
+            assert!(Level::new(bad).is_err(), "{bad}");
+        }
+        assert!(serde_json::from_str::<Level>("1.5").is_err());
+        assert_eq!(serde_json::to_string(&Level::DEFAULT).unwrap(), "0.95");
+    }
+
+    #[test]
+    fn wilson_degenerate_inputs_are_documented_values() {
+        let none = wilson(0, 0, Level::DEFAULT);
+        assert_eq!((none.estimate, none.lower, none.upper), (None, 0.0, 1.0));
+        let all = wilson(5, 5, Level::DEFAULT);
+        assert_eq!((all.estimate, all.upper), (Some(1.0), 1.0));
+        assert!(all.lower > 0.0 && all.lower < 1.0);
+        let zero = wilson(0, 5, Level::DEFAULT);
+        assert_eq!((zero.estimate, zero.lower), (Some(0.0), 0.0));
+    }
+
+    #[test]
+    fn f1_degenerate_inputs_are_documented_values() {
+        let mut sums = FieldSums::default();
+        let i = f1_interval(&sums, 0, Level::DEFAULT);
+        assert_eq!((i.estimate, i.lower, i.upper), (None, 0.0, 1.0));
+        sums.record(3, 0, 1);
+        let i = f1_interval(&sums, 1, Level::DEFAULT);
+        assert_eq!((i.estimate, i.lower, i.upper), (Some(6.0 / 7.0), 0.0, 1.0));
+        // Two texts without fields: F1 is 1.0 by convention, with no information.
+        let i = f1_interval(&FieldSums::default(), 2, Level::DEFAULT);
+        assert_eq!((i.estimate, i.lower, i.upper), (Some(1.0), 0.0, 1.0));
+        // All perfect: zero width at 1.
+        let mut perfect = FieldSums::default();
+        perfect.record(2, 0, 0);
+        perfect.record(3, 0, 0);
+        let i = f1_interval(&perfect, 2, Level::DEFAULT);
+        assert_eq!((i.estimate, i.lower, i.upper), (Some(1.0), 1.0, 1.0));
+    }
+}

@@ -1,0 +1,92 @@
+//! `profile-stats`: the statistics of capability profiles, as pure functions over counts.
+//!
+//! A profile (upstream's `capture_profile` / `extractive_capture_profile`) reports point rates.
+//! Deciding with them — is this student significantly less invariant than its teacher? is
+//! student A better than student B under typos? — needs the counts behind the rates. This crate
+//! keeps exactly those counts and derives every figure from them:
+//!
+//! * **Counts** ([`ClassifyCounts`], [`ExtractCounts`]): per stage, the sufficient statistics
+//!   of every figure — `n`; per corruption the 2×2 table of (agrees on the clean text, agrees on
+//!   the corrupted text); per invariance the 2×2 table of (student changed, teacher changed);
+//!   for abstention each side's escalations crossed with agreement; for extractors the micro
+//!   TP/FP/FN and the sums of squares the delta method needs ([`FieldSums`]). They are folds
+//!   over per-text outcomes (`record`) and add (`merge`): counts over two text sets merge into
+//!   exactly the counts over their union.
+//! * **Intervals** on every rate: Wilson score intervals ([`wilson`]) and, for micro F1, the
+//!   delta-method interval of a ratio of sums ([`f1_interval`]); the level is configurable
+//!   ([`Level`], 95 % by default). Both match statsmodels (fixtures in `fixtures/`).
+//! * **Paired tests** where the data are paired: the exact McNemar p-value ([`mcnemar_exact`])
+//!   and Newcombe's hybrid score interval for the paired difference ([`newcombe_difference`],
+//!   Newcombe 1998, method 10), per corruption (clean vs corrupted) and per invariance (student
+//!   vs teacher), and between students ([`Comparison`]).
+//! * **Severity curves** ([`severity_curve`]): the normalised area under a family's curve and
+//!   its break-even severity.
+//! * **Reports** ([`ProfileReport`], [`Comparison`]): the counts with what they were measured
+//!   on, written as self-describing, versioned JSON ([`REPORT_FORMAT`]) that merges only with
+//!   reports of the same suite and models; **gates** ([`Gate`]) read numbers out of it.
+//!
+//! This crate does no I/O and depends on no capkit crate but `profile-types` (whose profile
+//! types a report reproduces from its counts). `capture` and `extractive` fill the counts;
+//! `capkit profile` writes, merges and gates the reports.
+//!
+//! ```
+//! use profile_stats::{ClassifyCounts, Counts, CorruptionInfo, ProfileReport, SuiteDescriptor};
+//!
+//! let suite = SuiteDescriptor {
+//!     fingerprint: None,
+//!     corruptions: vec![CorruptionInfo { name: "typo".into(), family: Some("keyboard_typo".into()), severity: Some(0.1) }],
+//!     invariances: vec!["case".into()],
+//!     probes: 0,
+//! };
+//! // A fold over texts: (clean agree, corrupted agree, student changed, teacher changed).
+//! let fold = |texts: &[(bool, bool, bool, bool)]| {
+//!     let mut c = ClassifyCounts::new(["typo"], ["case"], None);
+//!     for &(clean, corrupted, s, t) in texts {
+//!         c.record_clean(clean);
+//!         c.corruptions["typo"].agree.record(clean, corrupted);
+//!         c.invariances["case"].changed.record(s, t);
+//!     }
+//!     ProfileReport::new(suite.clone(), Counts::Classify(c), None)
+//! };
+//! let a = fold(&[(true, true, false, false), (true, false, true, false)]);
+//! let b = fold(&[(false, false, true, false)]);
+//! let all = fold(&[(true, true, false, false), (true, false, true, false), (false, false, true, false)]);
+//! assert_eq!(a.merge(&b)?, all);
+//! let json = all.to_json();
+//! assert_eq!(json["invariances"]["case"]["student_violation"]["estimate"], 2.0 / 3.0);
+//! assert_eq!(json["invariances"]["case"]["student_vs_teacher"]["p"], 0.5);
+//! # Ok::<(), profile_stats::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod analysis;
+mod binomial;
+mod compare;
+mod counts;
+mod curve;
+mod error;
+mod gate;
+mod interval;
+mod normal;
+mod paired;
+mod report;
+
+pub use compare::{COMPARISON_FORMAT, Comparison, Pair, PairAgreement, PairChanges, PairCounts};
+pub use counts::{
+    AbstentionCounts, AgreeSplit, ClassifyCounts, CleanCounts, CleanVsCorrupted, CorruptionCounts,
+    ExtractCleanCounts, ExtractCorruptionCounts, ExtractCounts, ExtractInvarianceCounts, FieldSums,
+    FirstVsSecond, InvarianceCounts, StudentVsTeacher,
+};
+pub use curve::{BreakEven, CurveInput, CurvePoint, SeverityCurve, severity_curve};
+pub use error::Error;
+pub use gate::{GATE_GRAMMAR, Gate, GateOutcome, Op, numeric_paths};
+pub use interval::{Interval, Level, Method, f1_interval, wilson};
+pub use normal::normal_quantile;
+pub use paired::{
+    PairedTable, PairedTest, TestMethod, mcnemar_exact, newcombe_difference, paired_test,
+};
+pub use report::{
+    CorruptionInfo, Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Settings,
+    SuiteDescriptor, Task,
+};
