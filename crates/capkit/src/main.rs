@@ -6,11 +6,13 @@
 // Every stdout write goes through `stdout`, which ends quietly on a closed pipe.
 #![deny(clippy::print_stdout)]
 
+mod lines;
 mod mutator;
 mod outfile;
 mod profile;
 mod stdout;
 mod typo;
+mod words;
 
 use std::process::ExitCode;
 

@@ -111,6 +111,12 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         None => Replies::Fixed,
     };
     let total = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if total == 0 {
+        eprintln!(
+            "capkit: warning: {}: no cases (the file is empty or blank); nothing to evaluate",
+            args.cases.display()
+        );
+    }
     let progress = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(total as u64);
         if let Ok(style) =

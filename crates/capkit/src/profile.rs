@@ -159,8 +159,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn list_texts(args: &TextsArgs) -> anyhow::Result<ExitCode> {
     use std::cell::RefCell;
     let texts = texts::read(&args.texts)?;
-    let (spec, _) = suite::load(args.suite.as_deref())?;
-    let suite = spec.build().map_err(|e| anyhow::anyhow!("--suite: {e}"))?;
+    texts::warn_if_empty(&args.texts, &texts);
+    let (spec, source) = suite::load(args.suite.as_deref())?;
+    let suite = spec.build().map_err(|e| source.error(&e))?;
     let seen = RefCell::new(Vec::<String>::new());
     let recorder = suite_core::BatchFn::new(|batch: &[&str]| {
         seen.borrow_mut()
@@ -204,9 +205,10 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         crate::outfile::check(out, "--out")?;
     }
     let texts = texts::read(&args.texts)?;
+    texts::warn_if_empty(&args.texts, &texts);
     let (spec, suite_source) = suite::load(args.suite.as_deref())?;
     let progress = Rc::new(Progress::new(task, &spec));
-    let suite = suite::build(&spec, progress.tracker())?;
+    let suite = suite::build(&spec, &suite_source, progress.tracker())?;
 
     let cache_dir = if args.no_cache {
         None

@@ -170,6 +170,24 @@ pub(crate) fn select_tasks<'r>(
     })
 }
 
+/// A corpus's counts for messages: `1 example, 1 input, 1 task, 80 variants [train=1]` (the
+/// library's `Stats` text is upstream's, which says "1 examples").
+pub(crate) fn stats_line(stats: &typo_tasks::Stats) -> String {
+    use crate::words::count;
+    let splits: Vec<String> = [typo_tasks::TRAIN, typo_tasks::VAL, typo_tasks::TEST]
+        .iter()
+        .filter_map(|s| stats.splits.get(*s).map(|n| format!("{s}={n}")))
+        .collect();
+    format!(
+        "{}, {}, {}, {} [{}]",
+        count(stats.examples, "example"),
+        count(stats.inputs, "input"),
+        count(stats.tasks, "task"),
+        count(stats.variants, "variant"),
+        splits.join(" ")
+    )
+}
+
 /// Heading of one needs group: rules and tables are always reported apart.
 pub(crate) fn needs_heading(needs: typo_tasks::Needs) -> &'static str {
     match needs {

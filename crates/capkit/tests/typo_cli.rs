@@ -130,7 +130,8 @@ fn golden_error_non_utf8_corpus_line() {
 }
 
 #[test]
-fn golden_warning_crlf_names_are_verbatim() {
+/// CRLF files read as their LF twins (issue 13 item 7: one line rule for every reader).
+fn golden_crlf_names_read_as_lf() {
     let dir = scratch("crlf");
     fs::write(dir.join("names.txt"), "ab\r\ncd\r\n").unwrap();
     let out = capkit(
@@ -393,7 +394,7 @@ fn golden_score_and_stats_output() {
         concat!(
             "{\"task\":\"co\",\"input\":\"ab\",\"predict\":[\"b\",\"a\",\"ab\",\"\"]}\n",
             "{\"task\":\"hi\",\"input\":\"ab\",\"predict\":[\"-ab\",\"a-b\",\"zz\"]}\n",
-            "{\"task\":\"acs\",\"input\":\"x.co\",\"predict\":null}\n",
+            "{\"task\":\"acs\",\"input\":\"x.co\",\"predict\":[]}\n",
         ),
     )
     .unwrap();

@@ -129,7 +129,7 @@ pub enum ClientError {
         message: String,
     },
     /// Every attempt failed with a retryable error.
-    #[error("gave up after {attempts} attempts, last: {last}")]
+    #[error("gave up after {attempts} attempt{}, last: {last}", if *attempts == 1 { "" } else { "s" })]
     Exhausted {
         /// Attempts made.
         attempts: u32,

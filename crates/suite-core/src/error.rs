@@ -68,7 +68,7 @@ pub enum Error {
         valid: String,
     },
     /// A transform in a suite file has a missing, unknown or ill-typed parameter.
-    #[error("{location}: transform `{transform}`: {message}")]
+    #[error("{location}: {}{message}", transform_prefix(transform))]
     TransformParameter {
         /// Where in the suite (e.g. `corruptions[0]`).
         location: String,
@@ -116,4 +116,14 @@ pub enum Error {
         /// How many answers came back.
         got: usize,
     },
+}
+
+/// "transform `NAME`: " before a parameter error, or nothing when the entry has no known
+/// transform yet (a missing `name` must not read "transform ``").
+fn transform_prefix(transform: &str) -> String {
+    if transform.is_empty() {
+        String::new()
+    } else {
+        format!("transform `{transform}`: ")
+    }
 }

@@ -35,6 +35,16 @@ pub enum TransformSpec {
 /// The names [`TransformSpec`] accepts, for error messages.
 const TRANSFORM_NAMES: [&str; 4] = ["keyboard_typo", "case_jitter", "whitespace", "identity"];
 
+/// The parameters each transform takes besides `name` and `transform`. Checked by hand:
+/// `#[serde(flatten)]` in [`NamedTransform`] defeats `deny_unknown_fields` for the variants
+/// without fields, which would otherwise accept any key.
+fn parameters(transform: &str) -> &'static [&'static str] {
+    match transform {
+        "keyboard_typo" => &["rate", "seed", "rng"],
+        _ => &[],
+    }
+}
+
 impl TransformSpec {
     /// Builds the transform.
     pub fn build(&self) -> Result<Transform, Error> {
@@ -204,6 +214,22 @@ fn section(root: &mut Map<String, Value>, key: &'static str) -> Result<Vec<Named
                 valid: TRANSFORM_NAMES.join(", "),
             });
         }
+        let params = parameters(transform);
+        if let Some(extra) = obj
+            .keys()
+            .find(|k| !matches!(k.as_str(), "name" | "transform") && !params.contains(&k.as_str()))
+        {
+            let expected = if params.is_empty() {
+                format!("{transform} takes no parameters")
+            } else {
+                format!("{transform} takes {}", params.join(", "))
+            };
+            return Err(Error::TransformParameter {
+                location,
+                transform: transform.clone(),
+                message: format!("unknown field `{extra}` ({expected})"),
+            });
+        }
         if out.iter().any(|e| &e.name == name) {
             return Err(Error::DuplicateName {
                 section: key,
@@ -254,6 +280,39 @@ mod tests {
         assert_eq!(err.to_string(), "invariances: the name `a` is used twice");
         let err = SuiteSpec::from_json_str(r#"{"probs": []}"#).unwrap_err();
         assert!(err.to_string().contains("unknown key `probs`"), "{err}");
+    }
+
+    /// Issue 13 item 11: parameterless transforms refused unknown keys only by accident of
+    /// serde (never: `flatten` swallowed them).
+    #[test]
+    fn every_unknown_key_is_an_error_naming_it() {
+        let err = |json: &str| SuiteSpec::from_json_str(json).unwrap_err().to_string();
+        assert_eq!(
+            err(r#"{"invariances": [{"name": "c", "transform": "case_jitter", "rate": 0.5}]}"#),
+            "invariances[0]: transform `case_jitter`: unknown field `rate` (case_jitter takes no parameters)"
+        );
+        assert_eq!(
+            err(r#"{"corruptions": [{"name": "i", "transform": "identity", "bogus": 1}]}"#),
+            "corruptions[0]: transform `identity`: unknown field `bogus` (identity takes no parameters)"
+        );
+        assert_eq!(
+            err(r#"{"invariances": [{"name": "w", "transform": "whitespace", "seed": 1}]}"#),
+            "invariances[0]: transform `whitespace`: unknown field `seed` (whitespace takes no parameters)"
+        );
+        assert_eq!(
+            err(
+                r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "sede": 1}]}"#
+            ),
+            "corruptions[0]: transform `keyboard_typo`: unknown field `sede` (keyboard_typo takes rate, seed, rng)"
+        );
+    }
+
+    /// Issue 13 item 8: a missing name does not read "transform ``".
+    #[test]
+    fn a_missing_name_is_named_plainly() {
+        let err = SuiteSpec::from_json_str(r#"{"invariances": [{"transform": "identity"}]}"#)
+            .unwrap_err();
+        assert_eq!(err.to_string(), "invariances[0]: needs a string `name`");
     }
 
     #[test]

@@ -60,6 +60,12 @@ pub enum HarnessError {
         /// The 1-based physical line number.
         line: usize,
     },
+    /// A predictions line is not a usable prediction (the message names the field or column).
+    #[error("{message}")]
+    BadPrediction {
+        /// What is wrong.
+        message: String,
+    },
     /// A JSONL line is not a valid example.
     #[error("line {line}: {message} at column {column}")]
     Json {

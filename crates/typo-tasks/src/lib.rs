@@ -99,6 +99,7 @@ mod data;
 mod error;
 mod generate;
 mod keyboard;
+mod limits;
 mod registry;
 mod task;
 mod variant;
@@ -108,6 +109,7 @@ mod emit;
 mod example;
 mod harness_error;
 mod jsonl;
+mod prediction;
 mod quote;
 mod score;
 mod select;
@@ -117,6 +119,7 @@ mod stats;
 pub use data::{Data, FIELDS};
 pub use error::Error;
 pub use keyboard::Keyboard;
+pub use limits::{MAX_NAME_LEN, NUMERAL_WALK_LIMIT};
 pub use profile_types::Needs;
 pub use registry::{Registry, Unregistered};
 pub use task::{CATALOG, Table, Task, TaskInfo, task_info};
@@ -129,6 +132,7 @@ pub use jsonl::{
     JsonlReader, MAX_LINE_BYTES, check_representable, encode_example, encode_example_ref,
     parse_line, push_json_str, read_jsonl, representable, write_jsonl,
 };
+pub use prediction::{PREDICTION_FIELDS, Prediction, parse_prediction};
 pub use score::{ScoreResult, Summarizer, Summary, Tally, score, score_against, summarize};
 pub use select::select;
 pub use split::{

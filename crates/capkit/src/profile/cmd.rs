@@ -239,10 +239,10 @@ impl CmdBackend {
                 Err(RecvTimeoutError::Timeout) => {
                     self.kill();
                     return Err(format!(
-                        "`{}`: no answer for text id {expected} within {} (after {} output lines)",
+                        "`{}`: no answer for text id {expected} within {} (after {}); did the model flush its output after each answer line?",
                         self.name,
                         secs(self.timeout),
-                        self.line
+                        crate::words::count(self.line as usize, "output line")
                     ));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -355,7 +355,7 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-fn secs(d: Duration) -> String {
+pub(crate) fn secs(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
 

@@ -18,6 +18,8 @@ pub(crate) struct HttpBackend {
     batch_size: usize,
     concurrency: usize,
     retries: u32,
+    /// One request's time limit, for messages.
+    timeout: Duration,
     /// Texts sent so far, for the text ids of error messages.
     sent: u64,
 }
@@ -43,6 +45,7 @@ impl HttpBackend {
             batch_size: settings.batch_size.max(1),
             concurrency: settings.concurrency.max(1),
             retries: settings.retries,
+            timeout: settings.timeout,
             sent: 0,
         })
     }
@@ -73,6 +76,13 @@ impl HttpBackend {
                         }
                     }
                 }
+                Err(ureq::Error::Timeout(_)) => {
+                    retryable = true;
+                    format!(
+                        "no answer within {} (--timeout)",
+                        super::cmd::secs(self.timeout)
+                    )
+                }
                 Err(e) => {
                     retryable = true;
                     scrub_userinfo(&e.to_string())
@@ -80,7 +90,10 @@ impl HttpBackend {
             };
             if !retryable || attempt >= self.retries {
                 let tries = if attempt > 0 {
-                    format!(" (after {} attempts)", attempt + 1)
+                    format!(
+                        " (after {})",
+                        crate::words::count(attempt as usize + 1, "attempt")
+                    )
                 } else {
                     String::new()
                 };

@@ -32,6 +32,16 @@ pub(crate) struct SuiteSource {
     pub blake3: String,
 }
 
+impl SuiteSource {
+    /// A build error of this suite, naming its file like the parse errors do.
+    pub(crate) fn error(&self, e: &dyn std::fmt::Display) -> anyhow::Error {
+        match &self.path {
+            Some(path) => anyhow::anyhow!("--suite {path}: {e}"),
+            None => anyhow::anyhow!("the default suite: {e}"),
+        }
+    }
+}
+
 /// The default suite's spec.
 pub(crate) fn default_spec() -> SuiteSpec {
     let mut spec = SuiteSpec::from_json_str(DEFAULT_SUITE).unwrap_or_default();
@@ -73,9 +83,10 @@ pub(crate) fn load(path: Option<&Path>) -> anyhow::Result<(SuiteSpec, SuiteSourc
 /// can tell its stage for the progress bars without the library knowing about them.
 pub(crate) fn build(
     spec: &SuiteSpec,
+    source: &SuiteSource,
     tracker: Arc<AtomicUsize>,
 ) -> anyhow::Result<CapabilitySuite> {
-    let built = spec.build().map_err(|e| anyhow::anyhow!("--suite: {e}"))?;
+    let built = spec.build().map_err(|e| source.error(&e))?;
     let mut suite = CapabilitySuite::new();
     let mut stage = 0;
     for (name, transform) in built.corruptions() {
@@ -118,7 +129,8 @@ mod tests {
         assert_eq!(spec.corruptions.len(), 3);
         assert_eq!(spec.invariances.len(), 2);
         assert_eq!(spec.probes.len(), 10);
-        let suite = build(&spec, Arc::default()).unwrap();
+        let (_, source) = load(None).unwrap();
+        let suite = build(&spec, &source, Arc::default()).unwrap();
         assert_eq!(
             suite.corruption_names().collect::<Vec<_>>(),
             ["typo_05", "typo_10", "typo_20"]
@@ -130,7 +142,8 @@ mod tests {
         let spec = default_spec();
         let plain = spec.build().unwrap();
         let tracker = Arc::new(AtomicUsize::new(0));
-        let wrapped = build(&spec, Arc::clone(&tracker)).unwrap();
+        let (_, source) = load(None).unwrap();
+        let wrapped = build(&spec, &source, Arc::clone(&tracker)).unwrap();
         let text = "The quick brown fox jumps over the lazy dog";
         for ((_, a), (_, b)) in plain.corruptions().zip(wrapped.corruptions()) {
             assert_eq!(a.apply(text), b.apply(text));

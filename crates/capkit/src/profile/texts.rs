@@ -12,8 +12,8 @@ pub(crate) struct Texts {
 }
 
 /// Reads `path`: a `.jsonl` file gives one `"text"` per line (blank lines skipped); any other file
-/// gives one text per line, verbatim (only the `\n` or `\r\n` terminator is removed; an empty line
-/// is an empty text; a final line break does not start another text).
+/// gives one text per line, verbatim (only the line break is removed, see [`crate::lines`]; an
+/// empty line is an empty text; a final line break does not start another text).
 pub(crate) fn read(path: &Path) -> anyhow::Result<Texts> {
     let bytes = std::fs::read(path).with_context(|| format!("--texts {}", path.display()))?;
     let blake3 = blake3::hash(&bytes).to_hex().to_string();
@@ -36,13 +36,28 @@ pub(crate) fn read(path: &Path) -> anyhow::Result<Texts> {
     Ok(Texts { texts, blake3 })
 }
 
+/// An empty texts file is not an error (the profile is well defined: every rate over no texts),
+/// but it is almost never what was meant: say so on stderr.
+pub(crate) fn warn_if_empty(path: &Path, texts: &Texts) {
+    if texts.texts.is_empty() {
+        eprintln!(
+            "capkit: warning: --texts {}: no texts (the file is empty); the profile covers the probes only",
+            path.display()
+        );
+    }
+}
+
 fn split_lines(content: &str) -> Vec<String> {
     let body = content.strip_suffix('\n').unwrap_or(content);
     if content.is_empty() {
         return Vec::new();
     }
     body.split('\n')
-        .map(|line| line.strip_suffix('\r').unwrap_or(line).to_owned())
+        .map(|line| {
+            let text = crate::lines::strip_line_break(line.as_bytes());
+            // Only ASCII bytes were removed: still UTF-8.
+            String::from_utf8_lossy(text).into_owned()
+        })
         .collect()
 }
 

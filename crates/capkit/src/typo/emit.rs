@@ -65,6 +65,11 @@ pub(crate) struct EmitArgs {
     /// instead of refusing the corpus.
     #[arg(long)]
     drop_unrepresentable: bool,
+    /// Longest name accepted, in bytes; a longer corpus line is refused, naming it. Output and
+    /// memory per name grow with the square of its length (and cns/ons exponentially in its
+    /// numerals): see the worst cases in the README.
+    #[arg(long, value_name = "BYTES", default_value_t = typo_tasks::MAX_NAME_LEN)]
+    max_name_len: usize,
 }
 
 /// `--ratio T,V,T`: three finite, non-negative weights.
@@ -163,7 +168,7 @@ fn progress(total: u64) -> ProgressBar {
 pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
     let registry = args.registry.registry()?;
     let tasks = select_tasks(&registry, &args.tasks)?;
-    let mut names = Names::open(args.corpus.as_deref())?;
+    let mut names = Names::open(args.corpus.as_deref(), args.max_name_len)?;
     // The embedded corpus has IDNs, whose bf variants JSONL cannot carry: the default run drops
     // them (and says so) rather than refusing the project's main job.
     let drop_unrepresentable = args.drop_unrepresentable || args.corpus.is_none();
@@ -182,7 +187,7 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
     // next to generating it. (Otherwise the output is staged and a refusal discards it.)
     let direct_stdout = drop_unrepresentable && args.out.is_none();
     if direct_stdout && args.corpus.is_some() {
-        Names::open(args.corpus.as_deref())?.check_all()?;
+        Names::open(args.corpus.as_deref(), args.max_name_len)?.check_all()?;
     }
     let sink = Sink::create(args.out.as_deref(), !drop_unrepresentable)?;
     let bar = progress(names.total_bytes);
@@ -281,7 +286,14 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
             stats.by_task.get(task.id).copied().unwrap_or(0);
     }
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "capkit: wrote {target}: {stats}");
+    if names.count == 0 {
+        let _ = writeln!(
+            err,
+            "capkit: warning: {}: the corpus has no names (empty lines only, or an empty file); the output is empty",
+            names.label()
+        );
+    }
+    let _ = writeln!(err, "capkit: wrote {target}: {}", super::stats_line(&stats));
     for (needs, n) in &per_needs {
         let ids: Vec<&str> = tasks
             .iter()
@@ -290,8 +302,9 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
             .collect();
         let _ = writeln!(
             err,
-            "  {}: {n} examples ({})",
+            "  {}: {} ({})",
             needs_heading(*needs),
+            crate::words::count(*n, "example"),
             ids.join(" ")
         );
     }
@@ -300,7 +313,8 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
         let by: Vec<String> = dropped.iter().map(|(t, n)| format!("{t}={n}")).collect();
         let _ = writeln!(
             err,
-            "  dropped {total} unrepresentable examples (variants that are not UTF-8: {})",
+            "  dropped {} (variants that are not UTF-8: {})",
+            crate::words::count(total, "unrepresentable example"),
             by.join(" ")
         );
     }

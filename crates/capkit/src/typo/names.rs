@@ -1,7 +1,7 @@
 //! The name corpus `emit` reads: one name per line, taken verbatim.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read as _};
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -12,22 +12,26 @@ use super::display;
 /// IDNs included, curated for capkit (`crates/capkit/data/domains.txt`).
 pub(crate) const DEFAULT_CORPUS: &str = include_str!("../../data/domains.txt");
 
-/// A stream of names. Lines are split on `\n` only and nothing is trimmed (a trailing `\r` stays
-/// part of the name); empty lines give no name. A line that is not UTF-8 is an error naming the
-/// file, line and column.
+/// A stream of names. Lines end at `\n` or `\r\n` (see [`crate::lines`]) and nothing else is
+/// trimmed; empty lines give no name. A line that is not UTF-8, or longer than the maximum name
+/// length, is an error naming the file and line (reading stops there: an endless line is never
+/// held in memory).
 pub(crate) struct Names {
     reader: Box<dyn BufRead + Send>,
     label: String,
     line: usize,
     buf: Vec<u8>,
-    warned_cr: bool,
+    max_len: usize,
+    /// Names read so far.
+    pub(crate) count: usize,
     /// Total bytes, when known, for progress.
     pub(crate) total_bytes: u64,
 }
 
 impl Names {
-    /// Opens `--corpus FILE`, or the embedded default.
-    pub(crate) fn open(path: Option<&Path>) -> anyhow::Result<Names> {
+    /// Opens `--corpus FILE`, or the embedded default; names longer than `max_len` bytes are
+    /// refused.
+    pub(crate) fn open(path: Option<&Path>, max_len: usize) -> anyhow::Result<Names> {
         let (reader, label, total_bytes): (Box<dyn BufRead + Send>, String, u64) = match path {
             None => (
                 Box::new(DEFAULT_CORPUS.as_bytes()),
@@ -49,15 +53,15 @@ impl Names {
             label,
             line: 0,
             buf: Vec::new(),
-            warned_cr: false,
+            max_len,
+            count: 0,
             total_bytes,
         })
     }
 
-    /// Reads the whole corpus once, checking every line, without warnings: lets a caller that
-    /// streams straight to stdout refuse a bad corpus before writing anything.
+    /// Reads the whole corpus once, checking every line: lets a caller that streams straight to
+    /// stdout refuse a bad corpus before writing anything.
     pub(crate) fn check_all(mut self) -> anyhow::Result<()> {
-        self.warned_cr = true;
         let mut chunk = Vec::new();
         loop {
             chunk.clear();
@@ -85,8 +89,12 @@ impl Names {
         let mut weight = 0u64;
         while out.len() < max && weight < budget {
             self.buf.clear();
-            let n = self
-                .reader
+            // At most the longest allowed name and its `\r\n`: a longer line is refused unread.
+            let limit = u64::try_from(self.max_len)
+                .unwrap_or(u64::MAX)
+                .saturating_add(2);
+            let n = (&mut self.reader)
+                .take(limit)
                 .read_until(b'\n', &mut self.buf)
                 .with_context(|| format!("{}: line {}: cannot read", self.label, self.line + 1))?;
             if n == 0 {
@@ -94,17 +102,23 @@ impl Names {
             }
             consumed += n as u64;
             self.line += 1;
-            if self.buf.last() == Some(&b'\n') {
-                self.buf.pop();
+            let line = crate::lines::strip_line_break(&self.buf);
+            if line.len() > self.max_len || (n as u64 == limit && !self.buf.ends_with(b"\n")) {
+                anyhow::bail!(
+                    "{}: line {}: name longer than {} bytes (the maximum name length; DNS names have at most 253); raise it with --max-name-len, knowing that output and memory per name grow with the square of its length",
+                    self.label,
+                    self.line,
+                    self.max_len
+                );
             }
-            if self.buf.is_empty() {
+            if line.is_empty() {
                 continue;
             }
-            let name = match std::str::from_utf8(&self.buf) {
+            let name = match std::str::from_utf8(line) {
                 Ok(name) => name.to_owned(),
                 Err(e) => {
                     let at = e.valid_up_to();
-                    let byte = self.buf.get(at).copied().unwrap_or(0);
+                    let byte = line.get(at).copied().unwrap_or(0);
                     anyhow::bail!(
                         "{}: line {}: not valid UTF-8 (byte 0x{byte:02x} at column {}); corpus names must be UTF-8 text",
                         self.label,
@@ -113,13 +127,7 @@ impl Names {
                     );
                 }
             };
-            if name.ends_with('\r') && !self.warned_cr {
-                self.warned_cr = true;
-                eprintln!(
-                    "capkit: warning: {}: line {}: name ends with a carriage return (CRLF file?); names are taken verbatim",
-                    self.label, self.line
-                );
-            }
+            self.count += 1;
             weight = weight.saturating_add(output_estimate(name.len()));
             out.push((self.line, name));
         }

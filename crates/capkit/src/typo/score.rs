@@ -2,8 +2,10 @@
 //!
 //! Every corpus example (of `--split`, if given) is scored: the oracle runs again and must agree
 //! with the corpus's expected set (otherwise `--data`/`--keyboard` differ from the corpus's
-//! registry, and the scores would be meaningless). An example with no prediction is scored as an
-//! empty answer. A prediction for a (task, input) the corpus does not have is an error.
+//! registry, and the scores would be meaningless). An example with no prediction row is scored
+//! as an empty answer; a row without a usable prediction (no `predict`, `null`, an unknown key)
+//! is an error naming its line and field (`typo_tasks::parse_prediction`). A prediction for a
+//! (task, input) the corpus does not have is an error.
 //!
 //! Memory: the predictions file is held in memory (it is indexed by (task, input)); the corpus
 //! streams through in parallel batches, so its size does not matter.
@@ -16,7 +18,6 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use profile_types::{NeedsGroup, TypoScoreReport};
 use rayon::prelude::*;
-use serde_json::Value;
 use typo_tasks::{
     Example, JsonlReader, Needs, Registry, ScoreResult, Summarizer, Summary, Variant, score_against,
 };
@@ -44,6 +45,9 @@ pub(crate) struct ScoreArgs {
     /// Print the summaries as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Longest corpus input accepted, in bytes (the oracle runs again on each): as for emit.
+    #[arg(long, value_name = "BYTES", default_value_t = typo_tasks::MAX_NAME_LEN)]
+    max_name_len: usize,
 }
 
 /// One prediction, with the line it came from and whether a corpus example used it.
@@ -54,28 +58,6 @@ struct Prediction {
 }
 
 type Key = (String, String);
-
-fn string_field(v: &Value, field: &str, label: &str, line: usize) -> anyhow::Result<String> {
-    match v.get(field) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => anyhow::bail!(
-            "{label}: line {line}: field \"{field}\": expected a string, found {}",
-            kind(other)
-        ),
-        None => anyhow::bail!("{label}: line {line}: field \"{field}\" is missing"),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 fn read_predictions(
     args: &ScoreArgs,
@@ -107,47 +89,18 @@ fn read_predictions(
         if text.is_empty() {
             continue;
         }
-        let v: Value = serde_json::from_str(text).map_err(|e| {
-            anyhow::anyhow!(
-                "{label}: line {line}: column {}: not JSON: {}",
-                e.column(),
-                strip_position(&e.to_string())
-            )
-        })?;
-        if !v.is_object() {
-            anyhow::bail!(
-                "{label}: line {line}: expected an object with task, input and predict, found {}",
-                kind(&v)
-            );
-        }
-        let task = string_field(&v, "task", &label, line)?;
-        let input = string_field(&v, "input", &label, line)?;
+        let typo_tasks::Prediction {
+            task,
+            input,
+            predict,
+        } = typo_tasks::parse_prediction(text)
+            .map_err(|e| anyhow::anyhow!("{label}: line {line}: {e}"))?;
         if registry.get(&task).is_none() {
             anyhow::bail!(
                 "{label}: line {line}: field \"task\": {task:?} is not a task of the registry (have: {})",
                 registry.ids().join(", ")
             );
         }
-        let predict = match v.get("predict") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => {
-                let mut predict = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
-                    match item {
-                        Value::String(s) => predict.push(Variant::from(s.as_str())),
-                        other => anyhow::bail!(
-                            "{label}: line {line}: field \"predict\"[{i}]: expected a string, found {}",
-                            kind(other)
-                        ),
-                    }
-                }
-                predict
-            }
-            Some(other) => anyhow::bail!(
-                "{label}: line {line}: field \"predict\": expected an array of strings, found {}",
-                kind(other)
-            ),
-        };
         let key = (task, input);
         if let Some(first) = out.get(&key) {
             anyhow::bail!(
@@ -169,13 +122,6 @@ fn read_predictions(
     Ok(out)
 }
 
-fn strip_position(message: &str) -> &str {
-    match message.rfind(" at line ") {
-        Some(at) => &message[..at],
-        None => message,
-    }
-}
-
 /// Runs `capkit typo score`.
 pub(crate) fn run(args: &ScoreArgs) -> anyhow::Result<()> {
     let registry = args.registry.registry()?;
@@ -186,13 +132,21 @@ pub(crate) fn run(args: &ScoreArgs) -> anyhow::Result<()> {
     let mut summarizer = Summarizer::new();
     let mut scored = 0usize;
     let mut unpredicted = 0usize;
+    let mut examples = 0usize;
     let mut batch: Vec<(usize, Example, Vec<Variant>)> = Vec::with_capacity(CHUNK);
     loop {
         batch.clear();
         for item in corpus.by_ref() {
             let (line, e) = item.map_err(|e| anyhow::anyhow!("{label}: {e}"))?;
+            examples += 1;
             if args.split.as_ref().is_some_and(|s| *s != e.split) {
                 continue;
+            }
+            if e.input.len() > args.max_name_len {
+                anyhow::bail!(
+                    "{label}: line {line}: field \"input\": longer than {} bytes (the maximum name length); raise it with --max-name-len",
+                    args.max_name_len
+                );
             }
             if registry.get(&e.task).is_none() {
                 let why = registry
@@ -263,13 +217,22 @@ pub(crate) fn run(args: &ScoreArgs) -> anyhow::Result<()> {
             strays.len()
         );
     }
+    if examples == 0 {
+        eprintln!("capkit: warning: {label}: the corpus has no examples; nothing was scored");
+    }
     let summaries = summarizer.finish(&registry)?;
     if args.json {
         print_json(&summaries, scored, unpredicted)?;
     } else {
         print_table(&summaries)?;
         eprintln!(
-            "capkit: scored {scored} examples of {label}; {unpredicted} had no prediction and were scored as empty answers"
+            "capkit: scored {} of {label}; {} no prediction and were scored as empty answers",
+            crate::words::count(scored, "example"),
+            if unpredicted == 1 {
+                "1 had".to_owned()
+            } else {
+                format!("{unpredicted} had")
+            }
         );
     }
     Ok(())

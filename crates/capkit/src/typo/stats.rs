@@ -48,8 +48,11 @@ pub(crate) fn run(args: &StatsArgs) -> anyhow::Result<()> {
     }
     let fingerprint = Fingerprint(hashing.hasher.finalize());
     let stats = stats.finish();
+    if stats.examples == 0 {
+        eprintln!("capkit: warning: {label}: the corpus has no examples");
+    }
     let mut out = Lines::default();
-    out.line(&stats);
+    out.line(super::stats_line(&stats));
     out.line(format_args!("fingerprint {fingerprint}"));
     // Rules and tables apart: one line per needs group, tasks the catalogue lacks on their own.
     let mut groups: BTreeMap<Option<Needs>, Vec<String>> = BTreeMap::new();

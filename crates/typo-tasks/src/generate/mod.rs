@@ -8,6 +8,7 @@
 
 pub(crate) mod inflect;
 pub(crate) mod keys;
+mod numeral_walk;
 pub(crate) mod ordered;
 pub(crate) mod rules;
 pub(crate) mod tables;

@@ -4,7 +4,9 @@
 //! by an Aho-Corasick automaton over every member, numerals as a sorted key list), so a call does
 //! work proportional to what occurs in the input, not to the size of the table.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+#[cfg(test)]
+use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap};
 
 use aho_corasick::AhoCorasick;
 
@@ -334,6 +336,9 @@ pub(crate) struct Numerals {
     pairs: Vec<(String, String)>,
     /// Finds keys and values: pattern `2i` is `pairs[i].0`, `2i + 1` is `pairs[i].1`.
     automaton: Option<AhoCorasick>,
+    /// No two keys or values are equal, so each occurrence reports one pattern and the walk can
+    /// take its positions from the automaton.
+    distinct: bool,
 }
 
 impl Numerals {
@@ -345,7 +350,17 @@ impl Numerals {
             .collect();
         let patterns = pairs.iter().flat_map(|(k, v)| [k.as_str(), v.as_str()]);
         let automaton = AhoCorasick::new(patterns).ok();
-        Numerals { pairs, automaton }
+        let mut all: Vec<&str> = pairs
+            .iter()
+            .flat_map(|(k, v)| [k.as_str(), v.as_str()])
+            .collect();
+        all.sort_unstable();
+        let distinct = all.windows(2).all(|w| w[0] != w[1]);
+        Numerals {
+            pairs,
+            automaton,
+            distinct,
+        }
     }
 
     /// `occurs[2i]`: key `i` is a substring of `t`; `occurs[2i + 1]`: value `i` is.
@@ -380,10 +395,28 @@ pub(crate) fn numeral_swap(t: &str, numerals: &Numerals, out: &mut Vec<Variant>)
     if !occurs.contains(&true) {
         return;
     }
+    // Forward replaces a value, so the value must occur; reverse replaces a key.
+    let allow = |rev: bool| -> Vec<usize> {
+        (0..pairs.len())
+            .filter(|&i| occurs[2 * i + usize::from(!rev)])
+            .collect()
+    };
+    let automaton = numerals.automaton.as_ref().filter(|_| numerals.distinct);
+    super::numeral_walk::walk_both(t, pairs, automaton, [allow(false), allow(true)], out);
+}
+
+/// The walk as first written (every edge a whole-string `replace`): the reference the fast walk
+/// is checked against.
+#[cfg(test)]
+pub(crate) fn numeral_swap_reference(t: &str, numerals: &Numerals, out: &mut Vec<Variant>) {
+    let pairs = &numerals.pairs;
+    let occurs = numerals.occurring(t);
+    if !occurs.contains(&true) {
+        return;
+    }
     let mut seen: HashSet<String> = HashSet::from([t.to_owned()]);
     let mut used = vec![false; pairs.len()];
     for rev in [false, true] {
-        // Forward replaces a value, so the value must occur; reverse replaces a key.
         let allow: Vec<usize> = (0..pairs.len())
             .filter(|&i| occurs[2 * i + usize::from(!rev)])
             .collect();
@@ -391,13 +424,10 @@ pub(crate) fn numeral_swap(t: &str, numerals: &Numerals, out: &mut Vec<Variant>)
     }
 }
 
-/// The most variants one numeral walk produces. The walk is exponential in the number of numeral
-/// words present (each can be rewritten or not, independently): 12 give 4,095 variants (the
-/// largest golden), 32 would give 2^32, which upstream never finishes. Stopping here is a
-/// deliberate, deterministic deviation (the walk order is fixed) that only inputs with 16 or more
-/// distinct numerals present can reach.
-pub(crate) const NUMERAL_WALK_LIMIT: usize = 1 << 16;
+#[cfg(test)]
+use crate::limits::NUMERAL_WALK_LIMIT;
 
+#[cfg(test)]
 fn walk(
     s: &str,
     rev: bool,
@@ -585,6 +615,76 @@ mod tests {
                 assert!(!set.is_empty(), "{t} {p}");
                 assert_eq!(set.len(), raw, "{t}: the walk repeats itself");
             }
+        }
+    }
+
+    /// Inputs where replacements overlap, shadow and create one another.
+    const WALK_INPUTS: [&str; 12] = [
+        "",
+        "shop1",
+        "one1two2three3",
+        "10110111",
+        "eleventhousand",
+        "onetwothreefourfivesixseveneightnineten",
+        "12-first.second.1000000000",
+        "zerozero00oneone",
+        "hundredthousandmillionbillion",
+        "1a10a100a1000a1000000",
+        "thirteenthirteenth13th",
+        "0123456789101112131415161718192021",
+    ];
+
+    /// The fast walk gives the reference walk's variants in the reference's order.
+    #[test]
+    fn numeral_walk_matches_the_reference() {
+        let data = crate::Data::english();
+        for p in [0, 1] {
+            let n = Numerals::new(&data.numerals, p);
+            for t in WALK_INPUTS {
+                let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                numeral_swap(t, &n, &mut fast);
+                numeral_swap_reference(t, &n, &mut slow);
+                assert_eq!(fast, slow, "{t:?} position {p}");
+            }
+        }
+    }
+
+    /// At the variant limit the two walks stop at the same variant.
+    #[test]
+    fn numeral_walk_matches_the_reference_at_the_limit() {
+        let data = crate::Data::english();
+        let n = Numerals::new(&data.numerals, 0);
+        let words: String = data.numerals.values().map(|v| v[0].as_str()).collect();
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        numeral_swap(&words, &n, &mut fast);
+        numeral_swap_reference(&words, &n, &mut slow);
+        assert_eq!(fast.len(), slow.len());
+        assert!(fast == slow);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+        /// Random concatenations of numeral keys, words and filler: the same variants in the
+        /// same order as the reference.
+        #[test]
+        fn numeral_walk_equals_the_reference(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "0", "1", "10", "11", "100", "2", "12", "20", "one", "ten", "eleven", "first",
+                    "tenth", "hundred", "hundredth", "zero", "twelve", "twentieth", "-", ".", "a",
+                    "on", "e", "th",
+                ]),
+                0..9,
+            ),
+            position in 0usize..2,
+        ) {
+            let t = parts.concat();
+            let data = crate::Data::english();
+            let n = Numerals::new(&data.numerals, position);
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            numeral_swap(&t, &n, &mut fast);
+            numeral_swap_reference(&t, &n, &mut slow);
+            proptest::prop_assert_eq!(fast, slow);
         }
     }
 }
