@@ -229,9 +229,43 @@ fn step(name: &str, args: &[&str]) -> Result<()> {
 
 /// The README's test command: every Rust test, then the Python package's.
 fn test() -> Result<()> {
-    step("tests", &["test", "--workspace"])?;
+    rust_tests_leaving_no_temp_files()?;
     println!("xtask: python tests");
     python::python_tests()
+}
+
+/// `cargo test --workspace` with `TMPDIR` pointing at a fresh, empty directory, which must be
+/// empty again afterwards: tests clean up after themselves, pass or fail (issue 13 item 9).
+fn rust_tests_leaving_no_temp_files() -> Result<()> {
+    let tmp = std::env::current_dir()?.join("target/test-tmpdir");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    println!(
+        "xtask ci: tests: cargo test --workspace (TMPDIR={})",
+        tmp.display()
+    );
+    let status = Command::new(cargo())
+        .args(["test", "--workspace"])
+        .env("TMPDIR", &tmp)
+        .status()
+        .context("starting `cargo test --workspace`")?;
+    if !status.success() {
+        bail!("tests failed: `cargo test --workspace`");
+    }
+    let mut left: Vec<String> = std::fs::read_dir(&tmp)?
+        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect::<std::io::Result<_>>()?;
+    left.sort();
+    if !left.is_empty() {
+        bail!(
+            "the tests left {} entries in TMPDIR ({}): {}; use the tempfile crate so they are removed",
+            left.len(),
+            tmp.display(),
+            left.join(", ")
+        );
+    }
+    std::fs::remove_dir(&tmp).ok();
+    Ok(())
 }
 
 fn ci() -> Result<()> {

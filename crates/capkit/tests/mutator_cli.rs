@@ -28,17 +28,18 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../mutator-eval/examples/cases.jsonl")
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("capkit-mutator-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh temporary directory for one test, removed when the test ends (pass or fail).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("capkit-mutator-cli-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 #[test]
 fn replay_of_the_shipped_example() {
-    let dir = temp_dir("replay");
+    let tmp = temp_dir("replay");
+    let dir = tmp.path();
     let example = example();
     let out = capkit(
         &[
@@ -51,7 +52,7 @@ fn replay_of_the_shipped_example() {
             "--summary-out",
             "summary.json",
         ],
-        &dir,
+        dir,
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -76,12 +77,12 @@ fn replay_of_the_shipped_example() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["errors"], 0);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn errored_cases_make_the_exit_code_nonzero() {
-    let dir = temp_dir("errors");
+    let tmp = temp_dir("errors");
+    let dir = tmp.path();
     std::fs::write(
         dir.join("cases.jsonl"),
         concat!(
@@ -95,7 +96,7 @@ fn errored_cases_make_the_exit_code_nonzero() {
         ),
     )
     .unwrap();
-    let out = capkit(&["mutator", "eval", "cases.jsonl", "--replay"], &dir);
+    let out = capkit(&["mutator", "eval", "cases.jsonl", "--replay"], dir);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
@@ -107,7 +108,7 @@ fn errored_cases_make_the_exit_code_nonzero() {
     assert!(stdout.contains("evaluated           1"), "{stdout}");
     // Usage: a source is required, and --replay excludes --model.
     assert_eq!(
-        capkit(&["mutator", "eval", "cases.jsonl"], &dir)
+        capkit(&["mutator", "eval", "cases.jsonl"], dir)
             .status
             .code(),
         Some(2)
@@ -115,13 +116,12 @@ fn errored_cases_make_the_exit_code_nonzero() {
     assert_eq!(
         capkit(
             &["mutator", "eval", "cases.jsonl", "--replay", "--model", "m"],
-            &dir
+            dir
         )
         .status
         .code(),
         Some(2)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Answers every request with one chat completion, counting requests.
@@ -165,7 +165,8 @@ fn serve_completions(content: &'static str) -> (String, Arc<AtomicUsize>) {
 
 #[test]
 fn live_run_then_cached_rerun() {
-    let dir = temp_dir("live");
+    let tmp = temp_dir("live");
+    let dir = tmp.path();
     std::fs::write(
         dir.join("cases.jsonl"),
         r#"{"id": "ada", "input": {"prompt": "I am Ada"}, "expected_post_state": {"name": {"values": [{"value": "Ada", "confidence": 0.9}]}}}"#,
@@ -189,7 +190,7 @@ fn live_run_then_cached_rerun() {
                 "--out",
                 out,
             ],
-            &dir,
+            dir,
         )
     };
     let first = run("r1.jsonl");
@@ -222,5 +223,4 @@ fn live_run_then_cached_rerun() {
         v
     };
     assert_eq!(strip("r1.jsonl"), strip("r2.jsonl"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -37,16 +37,12 @@ const CAPTURE: [&str; 8] = [
 ];
 const EXTRACT: [&str; 4] = ["scenario_07", "scenario_08", "scenario_11", "scenario_12"];
 
-/// A fresh temporary directory for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    // Tests run in parallel: every call gets its own directory.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir =
-        std::env::temp_dir().join(format!("capkit-profile-{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh temporary directory for one test, removed when the test ends (pass or fail).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("capkit-profile-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// The `jsonl_model` example binary (built by `cargo test`; built here when a narrower command
@@ -163,12 +159,13 @@ fn write_inputs(dir: &Path, s: &Value, suite: &Value) -> (PathBuf, PathBuf) {
 
 /// Runs `capkit profile` on a scenario with the given model specs and returns the profile.
 fn cli_profile(s: &Value, suite: &Value, student: &str, teacher: &str, extra: &[&str]) -> Value {
-    let dir = temp_dir(&format!(
+    let tmp = temp_dir(&format!(
         "run-{}-{}",
         s["id"].as_str().unwrap(),
         blake3::hash(format!("{student}{teacher}{extra:?}").as_bytes()).to_hex()[..8].to_owned()
     ));
-    let (texts, suite_path) = write_inputs(&dir, s, suite);
+    let dir = tmp.path();
+    let (texts, suite_path) = write_inputs(dir, s, suite);
     let out = dir.join("profile.json");
     let mut args = vec![
         "profile".to_owned(),
@@ -205,9 +202,7 @@ fn cli_profile(s: &Value, suite: &Value, student: &str, teacher: &str, extra: &[
         s["id"],
         String::from_utf8_lossy(&run.stderr)
     );
-    let profile = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    profile
+    serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
 }
 
 /// The known gap: a model that never sees a text cannot reveal its decision API, so a run with
@@ -283,10 +278,11 @@ fn scenario_12_has_no_abstention_because_no_text_reaches_the_models() {
 
 #[test]
 fn cached_second_run_makes_zero_model_calls() {
-    let dir = temp_dir("cache");
+    let tmp = temp_dir("cache");
+    let dir = tmp.path();
     let s = scenario("scenario_04");
     let suite = stand_in_suite(&s);
-    let (texts, suite_path) = write_inputs(&dir, &s, &suite);
+    let (texts, suite_path) = write_inputs(dir, &s, &suite);
     let log = dir.join("calls.log");
     let cache = dir.join("cache");
     let spec = |side: &str| {
@@ -351,7 +347,8 @@ fn cached_second_run_makes_zero_model_calls() {
 
 #[test]
 fn file_models_answer_from_precomputed_predictions() {
-    let dir = temp_dir("file");
+    let tmp = temp_dir("file");
+    let dir = tmp.path();
     let texts = fixtures().join("texts4.txt");
     let suite = fixtures().join("tiny_suite.json");
     let write_preds = |name: &str, f: &dyn Fn(&str) -> &'static str| {
@@ -388,7 +385,7 @@ fn file_models_answer_from_precomputed_predictions() {
             "--teacher",
             &format!("file:{}", teacher.display()),
         ],
-        &dir,
+        dir,
     );
     assert!(
         out.status.success(),
@@ -486,7 +483,8 @@ fn default_suite_is_documented_and_used() {
 // ---- failure modes: exit code 1, one line on stderr, nothing written ----
 
 fn failure(args: &[&str]) -> String {
-    let dir = temp_dir("fail");
+    let tmp = temp_dir("fail");
+    let dir = tmp.path();
     let out_path = dir.join("profile.json");
     let mut all: Vec<&str> = args.to_vec();
     let out_str = out_path.to_str().unwrap().to_owned();
@@ -501,7 +499,6 @@ fn failure(args: &[&str]) -> String {
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
     stderr
 }
 
@@ -592,7 +589,8 @@ fn golden_error_program_not_found() {
 
 #[test]
 fn golden_error_file_model_without_prediction() {
-    let dir = temp_dir("file-missing");
+    let tmp = temp_dir("file-missing");
+    let dir = tmp.path();
     let preds = dir.join("p.jsonl");
     std::fs::write(&preds, "{\"text\": \"good one\", \"label\": \"pos\"}\n").unwrap();
     let spec = format!("file:{}", preds.display());
@@ -654,7 +652,8 @@ fn golden_error_bad_texts_and_suite() {
 
 #[test]
 fn a_failed_run_leaves_an_existing_profile_untouched() {
-    let dir = temp_dir("keep");
+    let tmp = temp_dir("keep");
+    let dir = tmp.path();
     let out = dir.join("profile.json");
     std::fs::write(&out, "previous").unwrap();
     let run = capkit(
@@ -678,7 +677,7 @@ fn a_failed_run_leaves_an_existing_profile_untouched() {
     assert_eq!(run.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
     assert_eq!(
-        std::fs::read_dir(&dir).unwrap().count(),
+        std::fs::read_dir(dir).unwrap().count(),
         1,
         "a temporary file was left"
     );
@@ -848,7 +847,8 @@ fn openai_server(s: &Value, side: &str) -> (String, Arc<Mutex<Vec<Value>>>) {
 
 #[test]
 fn openai_models_match_the_library() {
-    let dir = temp_dir("openai");
+    let tmp = temp_dir("openai");
+    let dir = tmp.path();
     let template = dir.join("prompt.txt");
     std::fs::write(&template, "Label this text:\n{text}").unwrap();
     for id in ["scenario_01", "scenario_07"] {
@@ -945,7 +945,8 @@ fn readme_example_runs_offline_in_one_command() {
 #[test]
 fn large_batches_stream_without_deadlock() {
     // 60,000 texts per stage: megabytes in both pipes at once, more than any pipe buffer holds.
-    let dir = temp_dir("large");
+    let tmp = temp_dir("large");
+    let dir = tmp.path();
     let texts: Vec<String> = (0..60_000)
         .map(|i| {
             format!(
@@ -997,7 +998,8 @@ fn large_batches_stream_without_deadlock() {
 
 #[test]
 fn default_cache_dir_follows_xdg_cache_home() {
-    let dir = temp_dir("xdg");
+    let tmp = temp_dir("xdg");
+    let dir = tmp.path();
     let out = Command::new(env!("CARGO_BIN_EXE_capkit"))
         .args([
             "profile",
@@ -1011,7 +1013,7 @@ fn default_cache_dir_follows_xdg_cache_home() {
             "--teacher",
             "cmd:python3 bad_model.py ok",
         ])
-        .env("XDG_CACHE_HOME", &dir)
+        .env("XDG_CACHE_HOME", dir)
         .current_dir(fixtures())
         .output()
         .unwrap();
@@ -1034,7 +1036,8 @@ fn default_cache_dir_follows_xdg_cache_home() {
 
 #[test]
 fn texts_subcommand_lists_exactly_what_file_models_need() {
-    let dir = temp_dir("texts-cmd");
+    let tmp = temp_dir("texts-cmd");
+    let dir = tmp.path();
     let out = capkit(&["profile", "texts", "--texts", "texts4.txt"], &fixtures());
     assert!(
         out.status.success(),
@@ -1080,7 +1083,8 @@ fn texts_subcommand_lists_exactly_what_file_models_need() {
 
 #[test]
 fn an_unusable_cache_warns_and_the_run_goes_on() {
-    let dir = temp_dir("bad-cache");
+    let tmp = temp_dir("bad-cache");
+    let dir = tmp.path();
     let not_a_dir = dir.join("file");
     std::fs::write(&not_a_dir, "x").unwrap();
     let out = capkit(

@@ -14,14 +14,12 @@ fn typo_fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// A fresh directory for one test, under cargo's scratch space.
-fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("typo_cli")
-        .join(test);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory for one test, under cargo's scratch space, removed when the test ends.
+fn scratch(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("typo_cli-{test}-"))
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
 }
 
 fn capkit(dir: &Path, args: &[&str]) -> Output {
@@ -44,13 +42,14 @@ fn failure(out: &Output) -> String {
 
 #[test]
 fn golden_error_malformed_jsonl_line() {
-    let dir = scratch("malformed");
+    let tmp = scratch("malformed");
+    let dir = tmp.path();
     fs::write(
         dir.join("bad.jsonl"),
         "{\"task\":\"co\",\"input\":\"a\",\"expect\":[\"b\"]}\nnope\n",
     )
     .unwrap();
-    let out = capkit(&dir, &["typo", "stats", "bad.jsonl"]);
+    let out = capkit(dir, &["typo", "stats", "bad.jsonl"]);
     assert!(out.stdout.is_empty());
     insta::assert_snapshot!(failure(&out));
 
@@ -59,14 +58,15 @@ fn golden_error_malformed_jsonl_line() {
         "\n{\"task\":\"co\",\"input\":\"a\",\"expect\":\"b\"}\n",
     )
     .unwrap();
-    let out = capkit(&dir, &["typo", "stats", "typed.jsonl"]);
+    let out = capkit(dir, &["typo", "stats", "typed.jsonl"]);
     insta::assert_snapshot!("golden_error_malformed_jsonl_field", failure(&out));
 }
 
 #[test]
 fn golden_error_unknown_task() {
-    let dir = scratch("unknown");
-    let out = capkit(&dir, &["typo", "emit", "--tasks", "co,zz,nope"]);
+    let tmp = scratch("unknown");
+    let dir = tmp.path();
+    let out = capkit(dir, &["typo", "emit", "--tasks", "co,zz,nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     insta::assert_snapshot!(failure(&out));
@@ -74,7 +74,7 @@ fn golden_error_unknown_task() {
     // A known task the data deregisters says why.
     fs::write(dir.join("data.json"), "{\"graphemes\":[\"a\"]}").unwrap();
     let out = capkit(
-        &dir,
+        dir,
         &["typo", "emit", "--data", "data.json", "--tasks", "hr"],
     );
     insta::assert_snapshot!("golden_error_unregistered_task", failure(&out));
@@ -82,8 +82,9 @@ fn golden_error_unknown_task() {
 
 #[test]
 fn golden_error_blank_task_list() {
-    let dir = scratch("blank");
-    let out = capkit(&dir, &["typo", "emit", "--tasks", ", ,"]);
+    let tmp = scratch("blank");
+    let dir = tmp.path();
+    let out = capkit(dir, &["typo", "emit", "--tasks", ", ,"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     insta::assert_snapshot!(failure(&out));
@@ -91,10 +92,11 @@ fn golden_error_blank_task_list() {
 
 #[test]
 fn golden_error_non_utf8_corpus_line() {
-    let dir = scratch("non_utf8");
+    let tmp = scratch("non_utf8");
+    let dir = tmp.path();
     fs::write(dir.join("names.txt"), b"google.com\nbad\xffname.com\n").unwrap();
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "emit",
@@ -114,7 +116,7 @@ fn golden_error_non_utf8_corpus_line() {
     insta::assert_snapshot!(failure(&out));
     // Streaming to stdout with --drop-unrepresentable: still nothing written.
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "emit",
@@ -132,10 +134,11 @@ fn golden_error_non_utf8_corpus_line() {
 #[test]
 /// CRLF files read as their LF twins (issue 13 item 7: one line rule for every reader).
 fn golden_crlf_names_read_as_lf() {
-    let dir = scratch("crlf");
+    let tmp = scratch("crlf");
+    let dir = tmp.path();
     fs::write(dir.join("names.txt"), "ab\r\ncd\r\n").unwrap();
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "emit",
@@ -157,10 +160,11 @@ fn golden_crlf_names_read_as_lf() {
 
 #[test]
 fn score_one_split_only() {
-    let dir = scratch("score_split");
+    let tmp = scratch("score_split");
+    let dir = tmp.path();
     fs::write(dir.join("names.txt"), "google.com\n1digitalstock.com\n").unwrap();
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "emit",
@@ -179,7 +183,7 @@ fn score_one_split_only() {
     )
     .unwrap();
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "score",
@@ -198,7 +202,7 @@ fn score_one_split_only() {
     assert_eq!(v["unpredicted"], 0);
     // The same prediction is outside the train split.
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "score",
@@ -215,21 +219,23 @@ fn score_one_split_only() {
 
 #[test]
 fn golden_error_unreadable_file() {
-    let dir = scratch("unreadable");
-    let out = capkit(&dir, &["typo", "emit", "--corpus", "missing.txt"]);
+    let tmp = scratch("unreadable");
+    let dir = tmp.path();
+    let out = capkit(dir, &["typo", "emit", "--corpus", "missing.txt"]);
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!(failure(&out));
-    let out = capkit(&dir, &["typo", "stats", "missing.jsonl"]);
+    let out = capkit(dir, &["typo", "stats", "missing.jsonl"]);
     insta::assert_snapshot!("golden_error_unreadable_corpus", failure(&out));
 }
 
 #[test]
 fn golden_error_refused_bf_example() {
-    let dir = scratch("refused_bf");
+    let tmp = scratch("refused_bf");
+    let dir = tmp.path();
     fs::write(dir.join("names.txt"), "google.com\nmünchen.de\n").unwrap();
     // stdout: nothing at all is written when the corpus is refused.
     let out = capkit(
-        &dir,
+        dir,
         &["typo", "emit", "--corpus", "names.txt", "--tasks", "co,bf"],
     );
     assert_eq!(out.status.code(), Some(1));
@@ -238,7 +244,7 @@ fn golden_error_refused_bf_example() {
     // --out: the old file stays untouched and no temporary file is left behind.
     fs::write(dir.join("c.jsonl"), "old\n").unwrap();
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "emit",
@@ -253,13 +259,13 @@ fn golden_error_refused_bf_example() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(fs::read_to_string(dir.join("c.jsonl")).unwrap(), "old\n");
     assert_eq!(
-        fs::read_dir(&dir).unwrap().count(),
+        fs::read_dir(dir).unwrap().count(),
         2,
         "names.txt and c.jsonl only"
     );
     // Dropping instead says how many.
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "emit",
@@ -281,14 +287,15 @@ fn golden_error_refused_bf_example() {
 
 #[test]
 fn golden_usage_errors_exit_2() {
-    let dir = scratch("usage");
-    let out = capkit(&dir, &["typo", "emit", "--ratio", "1,2"]);
+    let tmp = scratch("usage");
+    let dir = tmp.path();
+    let out = capkit(dir, &["typo", "emit", "--ratio", "1,2"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = capkit(&dir, &["typo", "emit", "--keyboard", "colemak"]);
+    let out = capkit(dir, &["typo", "emit", "--keyboard", "colemak"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = capkit(&dir, &["typo", "emit", "--no-split", "--salt", "x"]);
+    let out = capkit(dir, &["typo", "emit", "--no-split", "--salt", "x"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = capkit(&dir, &["typo", "frobnicate"]);
+    let out = capkit(dir, &["typo", "frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -297,7 +304,8 @@ fn golden_usage_errors_exit_2() {
 /// `inputs.txt`, unrepresentable examples filtered.
 #[test]
 fn golden_emit_matches_upstream_corpus_bytes() {
-    let dir = scratch("upstream_corpus");
+    let tmp = scratch("upstream_corpus");
+    let dir = tmp.path();
     let inputs = fs::read_to_string(typo_fixture("inputs.txt")).unwrap();
     let mut names: Vec<&str> = inputs.split('\n').take(20).collect();
     names.extend(["a&b<c>.com", "münchen.de", "日本.jp"]);
@@ -318,7 +326,7 @@ fn golden_emit_matches_upstream_corpus_bytes() {
         "inputs.txt",
         "--drop-unrepresentable",
     ];
-    let out = capkit(&dir, &args);
+    let out = capkit(dir, &args);
     assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
     let want = fs::read(typo_fixture("corpus_writejsonl.jsonl")).unwrap();
     assert!(out.stdout == want, "stdout differs from upstream's bytes");
@@ -333,15 +341,16 @@ fn golden_emit_matches_upstream_corpus_bytes() {
     // The same bytes through --out, and `stats` agrees on the fingerprint.
     let mut with_out = args.to_vec();
     with_out.extend(["--out", "c.jsonl"]);
-    assert_eq!(capkit(&dir, &with_out).status.code(), Some(0));
+    assert_eq!(capkit(dir, &with_out).status.code(), Some(0));
     assert!(fs::read(dir.join("c.jsonl")).unwrap() == want);
-    let stats = capkit(&dir, &["typo", "stats", "c.jsonl"]);
+    let stats = capkit(dir, &["typo", "stats", "c.jsonl"]);
     assert!(String::from_utf8_lossy(&stats.stdout).contains(&fingerprint));
 }
 
 #[test]
 fn emit_output_does_not_depend_on_thread_count() {
-    let dir = scratch("threads");
+    let tmp = scratch("threads");
+    let dir = tmp.path();
     let names = fs::read_to_string(typo_fixture("bench_domains2000.txt")).unwrap();
     let some: Vec<&str> = names.lines().take(600).collect();
     fs::write(dir.join("names.txt"), some.join("\n")).unwrap();
@@ -355,7 +364,7 @@ fn emit_output_does_not_depend_on_thread_count() {
                 "--tasks",
                 "co,cs,hi,bf,hr,aci,sp,tos,cns",
             ])
-            .current_dir(&dir)
+            .current_dir(dir)
             .env("RAYON_NUM_THREADS", threads)
             .output()
             .unwrap()
@@ -370,10 +379,11 @@ fn emit_output_does_not_depend_on_thread_count() {
 /// A small corpus and predictions: the score table, its JSON form and the stats output.
 #[test]
 fn golden_score_and_stats_output() {
-    let dir = scratch("score");
+    let tmp = scratch("score");
+    let dir = tmp.path();
     fs::write(dir.join("names.txt"), "ab\nx.co\n").unwrap();
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "emit",
@@ -399,7 +409,7 @@ fn golden_score_and_stats_output() {
     )
     .unwrap();
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "score",
@@ -419,7 +429,7 @@ fn golden_score_and_stats_output() {
         )
     );
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "score",
@@ -435,7 +445,7 @@ fn golden_score_and_stats_output() {
     // A prediction for a pair the corpus lacks is an error naming it.
     fs::write(dir.join("stray.jsonl"), "{\"task\":\"co\",\"input\":\"ab\",\"predict\":[]}\n{\"task\":\"co\",\"input\":\"zz\",\"predict\":[\"z\"]}\n").unwrap();
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "score",
@@ -451,7 +461,7 @@ fn golden_score_and_stats_output() {
 
     // Scoring against a different keyboard than the corpus was built with is refused.
     let out = capkit(
-        &dir,
+        dir,
         &[
             "typo",
             "score",
@@ -466,27 +476,29 @@ fn golden_score_and_stats_output() {
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!("golden_score_registry_mismatch", failure(&out));
 
-    let out = capkit(&dir, &["typo", "stats", "c.jsonl"]);
+    let out = capkit(dir, &["typo", "stats", "c.jsonl"]);
     insta::assert_snapshot!("golden_stats_output", String::from_utf8_lossy(&out.stdout));
 }
 
 #[test]
 fn golden_tasks_listing() {
-    let dir = scratch("tasks");
+    let tmp = scratch("tasks");
+    let dir = tmp.path();
     fs::write(
         dir.join("data.json"),
         "{\"graphemes\":[\"a\",\"b\"],\"keyboard\":[\"qwe\",\"asd\"]}",
     )
     .unwrap();
-    let out = capkit(&dir, &["typo", "tasks", "--data", "data.json"]);
+    let out = capkit(dir, &["typo", "tasks", "--data", "data.json"]);
     assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
     insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
 }
 
 #[test]
 fn default_emit_is_the_main_job() {
-    let dir = scratch("default");
-    let out = capkit(&dir, &["typo", "emit", "--tasks", "co,bf"]);
+    let tmp = scratch("default");
+    let dir = tmp.path();
+    let out = capkit(dir, &["typo", "emit", "--tasks", "co,bf"]);
     assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().count() > 2000);

@@ -74,7 +74,8 @@ struct Entry {
 /// ```
 /// use mutator_eval::{CanonicalRequest, ChatMessage, ResponseCache};
 ///
-/// let dir = std::env::temp_dir().join(format!("capkit-doc-cache-{}", std::process::id()));
+/// let tmp = tempfile::tempdir()?;
+/// let dir = tmp.path().join("chat");
 /// let cache = ResponseCache::new(&dir);
 /// let request = CanonicalRequest {
 ///     model: "m".into(),
@@ -86,8 +87,7 @@ struct Entry {
 /// assert_eq!(cache.get(&request), None);
 /// cache.put(&request, "[]")?;
 /// assert_eq!(cache.get(&request).as_deref(), Some("[]"));
-/// # std::fs::remove_dir_all(&dir).ok();
-/// # Ok::<(), mutator_eval::ClientError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResponseCache {
@@ -182,7 +182,8 @@ mod tests {
 
     #[test]
     fn corrupt_entries_are_misses() {
-        let dir = std::env::temp_dir().join(format!("capkit-cache-test-{}", std::process::id()));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cache");
         let cache = ResponseCache::new(&dir);
         let r = request("x", 0.0);
         cache.put(&r, "reply").unwrap();
@@ -190,6 +191,5 @@ mod tests {
         let (path, _) = cache.path_for(&r.key());
         std::fs::write(&path, "{torn").unwrap();
         assert_eq!(cache.get(&r), None);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -276,8 +276,8 @@ fn connection_refused_is_retried_then_reported() {
 
 #[test]
 fn cache_answers_repeats_offline() {
-    let dir = std::env::temp_dir().join(format!("capkit-http-cache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cache");
     let (base, seen) = serve(vec![
         reply(200, completion(EXTRACTION)),
         reply(200, completion("[]")),
@@ -306,7 +306,6 @@ fn cache_answers_repeats_offline() {
             );
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

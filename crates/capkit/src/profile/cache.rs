@@ -303,8 +303,8 @@ mod tests {
 
     #[test]
     fn answers_survive_a_reopen_and_torn_lines_are_skipped() {
-        let dir = std::env::temp_dir().join(format!("capkit-pcache-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cache");
         let mut c = DiskCache::open(&dir, "m").unwrap();
         assert!(c.get("a").is_none());
         c.put_all([
@@ -347,6 +347,5 @@ mod tests {
         assert_eq!((c.hits(), c.misses()), (3, 0));
         let mut other = DiskCache::open(&dir, "m2").unwrap();
         assert!(other.get("a").is_none());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
