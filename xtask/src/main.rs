@@ -5,6 +5,7 @@
 //! * `golden-selftest`: perturb one stored snapshot and prove `check-goldens` catches it.
 //! * `test`: the README's test command: `cargo test --workspace`, then the Python package's tests
 //!   (a release wheel built by maturin, installed into `target/py/venv`, pytest; see `python.rs`).
+//! * `readme-snippets`: every Rust block of a README is a doc test using only its crate.
 //! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, tests, docs, goldens, the
 //!   golden self-test, cargo deny).
 //!
@@ -19,7 +20,7 @@ use anyhow::{Context, Result, bail};
 
 mod python;
 
-const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | ci>";
+const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | readme-snippets | ci>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -40,6 +41,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("bless-goldens") => bless_goldens(),
         Some("golden-selftest") => golden_selftest(),
         Some("test") => test(),
+        Some("readme-snippets") => readme_snippets(),
         Some("ci") => ci(),
         _ => bail!("{USAGE}"),
     }
@@ -268,6 +270,70 @@ fn rust_tests_leaving_no_temp_files() -> Result<()> {
     Ok(())
 }
 
+/// The fenced ```` ```rust ```` blocks of a Markdown text.
+fn rust_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in markdown.lines() {
+        match (&mut current, line.trim_start()) {
+            (None, l) if l.starts_with("```rust") => current = Some(String::new()),
+            (Some(block), l) if l.starts_with("```") => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+/// README snippets are tested: each crate README's Rust blocks are doc tests of that crate
+/// (`#[doc = include_str!("../README.md")]`) and may `use` only that crate and std, so they
+/// compile for a user who depends on that crate alone; each Rust block of the workspace README
+/// must be one of them, verbatim.
+fn readme_snippets() -> Result<()> {
+    println!("xtask ci: README snippets");
+    let mut crate_blocks = Vec::new();
+    for entry in std::fs::read_dir("crates")? {
+        let dir = entry?.path();
+        let Ok(readme) = std::fs::read_to_string(dir.join("README.md")) else {
+            continue;
+        };
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().replace('-', "_"))
+            .unwrap_or_default();
+        for block in rust_blocks(&readme) {
+            for line in block.lines().map(str::trim_start) {
+                if let Some(path) = line.strip_prefix("use ")
+                    && !path.starts_with(&format!("{name}::"))
+                    && !path.starts_with("std::")
+                {
+                    bail!(
+                        "{}/README.md: `{line}`: a crate README's example may use only `{name}` and std (re-export what it needs)",
+                        dir.display()
+                    );
+                }
+            }
+            crate_blocks.push(block);
+        }
+    }
+    let readme = std::fs::read_to_string("README.md").context("reading README.md")?;
+    for block in rust_blocks(&readme) {
+        if !crate_blocks.contains(&block) {
+            let first = block.lines().next().unwrap_or_default();
+            bail!(
+                "README.md: the Rust block starting `{first}` is in no crate README, so no doc test compiles it; copy it into the crate's README.md"
+            );
+        }
+    }
+    Ok(())
+}
+
 fn ci() -> Result<()> {
     step("format", &["fmt", "--all", "--", "--check"])?;
     step(
@@ -296,6 +362,7 @@ fn ci() -> Result<()> {
             "warnings",
         ],
     )?;
+    readme_snippets()?;
     // The README's test command.
     test()?;
     // Docs build without broken or private intra-doc links.

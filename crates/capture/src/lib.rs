@@ -15,9 +15,8 @@
 //!   per profile — models are assumed deterministic. (Upstream predicts the clean texts twice.)
 //!
 //! ```
-//! use capture::capture_profile;
-//! use serde_json::json;
-//! use suite_core::{CapabilitySuite, PerItemFn, BatchFn, case_jitter_invariance};
+//! use capture::serde_json::{self, json};
+//! use capture::{BatchFn, CapabilitySuite, PerItemFn, capture_profile, case_jitter_invariance};
 //!
 //! let student = PerItemFn::new(|t: &str| json!(if t.contains("good") { "pos" } else { "neg" }));
 //! let teacher = BatchFn::new(|ts: &[&str]| {
@@ -40,4 +39,15 @@ mod profile;
 pub use error::Error;
 pub use profile::capture_profile;
 pub use profile_types::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
-pub use suite_core::{CapabilitySuite, Model};
+// Everything a caller needs to build a suite and wrap models, so a crate that depends on
+// `capture` alone can use it (the README's example compiles with no other dependency).
+pub use serde_json;
+pub use suite_core::{
+    BatchFn, CapabilitySuite, Decision, Model, ModelError, PerItemFn, SuiteSpec, Transform,
+    TransformSpec, case_jitter_invariance, keyboard_typo_corruption, whitespace_invariance,
+};
+
+// The README's examples are doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

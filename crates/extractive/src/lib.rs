@@ -23,9 +23,11 @@
 //! per stage) beside the upstream-shaped profile, for finding which field fell.
 //!
 //! ```
-//! use extractive::{extractive_capture_profile, validate_extraction_schema};
-//! use serde_json::json;
-//! use suite_core::{CapabilitySuite, PerItemFn, whitespace_invariance};
+//! use extractive::serde_json::json;
+//! use extractive::{
+//!     CapabilitySuite, PerItemFn, extractive_capture_profile, validate_extraction_schema,
+//!     whitespace_invariance,
+//! };
 //!
 //! let check = validate_extraction_schema(&json!({"name": "alice", "age": 0}), "name: alice", &["name", "age"])?;
 //! assert_eq!((check.complete, check.grounded, check.missing), (false, true, vec!["age".to_owned()]));
@@ -56,3 +58,15 @@ pub use profile_types::{
     SchemaValidity,
 };
 pub use schema::validate_extraction_schema;
+// Everything a caller needs to build a suite and wrap models, so a crate that depends on
+// `extractive` alone can use it.
+pub use serde_json;
+pub use suite_core::{
+    BatchFn, CapabilitySuite, Decision, Model, ModelError, PerItemFn, SuiteSpec, Transform,
+    TransformSpec, case_jitter_invariance, keyboard_typo_corruption, whitespace_invariance,
+};
+
+// The README's examples are doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
