@@ -8,4 +8,16 @@ pub enum Error {
     /// stage and the counts).
     #[error(transparent)]
     Model(#[from] suite_core::Error),
+    /// A comparison names two students alike.
+    #[error("the student name `{0}` is used twice")]
+    DuplicateStudent(String),
+    /// A comparison's run of one student failed.
+    #[error("student `{name}`: {source}")]
+    Student {
+        /// The student's name.
+        name: String,
+        /// What failed.
+        #[source]
+        source: Box<Error>,
+    },
 }

@@ -6,6 +6,12 @@
 //! JSON is value-for-value upstream mixle's `capture_profile`, key order included. There is no
 //! aggregate score: pass/fail policy is the caller's.
 //!
+//! [`capture_profile_report`] returns the counts behind that profile as a
+//! [`ProfileReport`] (opt-in: the profile itself never changes
+//! shape): intervals on every rate, paired tests, severity curves, the abstention analysis, and
+//! reports over other texts merge into the report over all of them. [`compare_students`] runs
+//! several students against one teacher, the teacher's answers computed once.
+//!
 //! Rules (upstream's, documented because they surprise):
 //! * labels agree when their Python `str()` forms are equal ([`suite_core::labels_agree`]): `1`
 //!   agrees with `"1"`, `null` with `"None"`, and objects compare in key order;
@@ -37,7 +43,8 @@ mod error;
 mod profile;
 
 pub use error::Error;
-pub use profile::capture_profile;
+pub use profile::{capture_profile, capture_profile_report, compare_students};
+pub use profile_stats::{Comparison, ProfileReport};
 pub use profile_types::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
 // Everything a caller needs to build a suite and wrap models, so a crate that depends on
 // `capture` alone can use it (the README's example compiles with no other dependency).

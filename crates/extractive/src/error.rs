@@ -24,6 +24,18 @@ pub enum Error {
         /// The JSON type it returned instead.
         got: &'static str,
     },
+    /// A comparison names two students alike.
+    #[error("the student name `{0}` is used twice")]
+    DuplicateStudent(String),
+    /// A comparison's run of one student failed.
+    #[error("student `{name}`: {source}")]
+    Student {
+        /// The student's name.
+        name: String,
+        /// What failed.
+        #[source]
+        source: Box<Error>,
+    },
     /// [`crate::validate_extraction_schema`] was given something other than a JSON object.
     #[error("a record must be a JSON object, got {got}")]
     RecordNotAnObject {

@@ -72,6 +72,11 @@ impl Tally {
         }
     }
 
+    /// The totals so far: (TP, FP, FN).
+    pub(crate) fn totals(&self) -> (u64, u64, u64) {
+        (self.tp, self.fp, self.fn_)
+    }
+
     pub(crate) fn f1(&self) -> f64 {
         FieldCounts::new(self.tp, self.fp, self.fn_).f1
     }

@@ -21,6 +21,10 @@
 //!
 //! [`extractive_capture_report`] adds a per-field [`FieldBreakdown`] (TP/FP/FN and F1 per field,
 //! per stage) beside the upstream-shaped profile, for finding which field fell.
+//! [`extractive_profile_report`] returns the counts behind the profile as a mergeable
+//! [`ProfileReport`] (delta-method intervals on every F1, paired
+//! tests on exact record matches, severity curves), and [`compare_students`] runs several
+//! students against one teacher, the teacher's answers computed once.
 //!
 //! ```
 //! use extractive::serde_json::json;
@@ -52,7 +56,11 @@ mod schema;
 
 pub use error::Error;
 pub use f1::field_f1;
-pub use profile::{ExtractiveReport, extractive_capture_profile, extractive_capture_report};
+pub use profile::{
+    ExtractiveReport, compare_students, extractive_capture_profile, extractive_capture_report,
+    extractive_profile_report,
+};
+pub use profile_stats::{Comparison, ProfileReport};
 pub use profile_types::{
     ExtractiveProfile, F1Pair, FieldBreakdown, FieldCounts, FieldReport, SchemaCheck,
     SchemaValidity,

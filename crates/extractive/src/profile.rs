@@ -1,9 +1,12 @@
-//! `extractive_capture_profile` and its per-field report.
+//! `extractive_capture_profile`, its per-field report, the counts report and comparisons.
 
-use indexmap::IndexMap;
-use profile_types::{ExtractiveProfile, F1Pair, FieldBreakdown, FieldReport, SchemaValidity};
+use profile_stats::{
+    AbstentionCounts, Comparison, Counts, ExtractCounts, FieldSums, ProfileReport, StudentOutcomes,
+    SuiteDescriptor,
+};
+use profile_types::{ExtractiveProfile, FieldBreakdown, FieldReport};
 use serde_json::Value;
-use suite_core::{CapabilitySuite, Model, PredictionCache, Side, Stage, StageIds};
+use suite_core::{CapabilitySuite, Memo, Model, PredictionCache, Side, Stage, StageIds};
 
 use std::cell::RefCell;
 
@@ -40,7 +43,7 @@ pub fn extractive_capture_profile<S: AsRef<str>, F: AsRef<str>>(
     suite: &CapabilitySuite,
     fields: &[F],
 ) -> Result<ExtractiveProfile, Error> {
-    run(student, teacher, texts, suite, fields, false).map(|r| r.profile)
+    run(student, teacher, texts, suite, fields, false, None).map(|r| r.0.profile())
 }
 
 /// [`extractive_capture_profile`] with the per-field breakdown alongside (computed in the same
@@ -52,7 +55,93 @@ pub fn extractive_capture_report<S: AsRef<str>, F: AsRef<str>>(
     suite: &CapabilitySuite,
     fields: &[F],
 ) -> Result<ExtractiveReport, Error> {
-    run(student, teacher, texts, suite, fields, true)
+    let (counts, fields) = run(student, teacher, texts, suite, fields, true, None)?;
+    Ok(ExtractiveReport {
+        profile: counts.profile(),
+        fields,
+    })
+}
+
+/// [`extractive_capture_profile`] with the counts behind it: a [`ProfileReport`] whose
+/// [`extractive_profile`](ProfileReport::extractive_profile) is exactly the profile, and whose
+/// [`to_json`](ProfileReport::to_json) adds delta-method intervals on every micro F1, Wilson
+/// intervals on exact-match, validity and violation rates, paired tests (on exact record
+/// matches), the student's F1 against severity, and the abstention analysis (agreement = an
+/// exact record match). Reports over other texts of the same suite and models
+/// [`merge`](ProfileReport::merge) into the report over all of them.
+///
+/// ```
+/// use extractive::extractive_profile_report;
+/// use serde_json::json;
+/// use suite_core::{CapabilitySuite, PerItemFn, whitespace_invariance};
+///
+/// let teacher = PerItemFn::new(|t: &str| json!({"name": t.split_whitespace().last()}));
+/// let student = PerItemFn::new(|t: &str| json!({"name": t.split(' ').last()}));
+/// let mut suite = CapabilitySuite::new();
+/// suite.add_invariance("space", whitespace_invariance());
+/// let report = extractive_profile_report(&student, &teacher, &["name: ann", "name: bob "], &suite, &["name"])?;
+/// let json = report.to_json();
+/// assert_eq!(json["counts"]["clean"]["student"]["tp"], 1);
+/// assert_eq!(json["clean"]["f1"]["estimate"], 2.0 / 3.0);
+/// assert_eq!(json["clean"]["f1"]["method"], "delta_method_ratio");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn extractive_profile_report<S: AsRef<str>, F: AsRef<str>>(
+    student: &dyn Model,
+    teacher: &dyn Model,
+    texts: &[S],
+    suite: &CapabilitySuite,
+    fields: &[F],
+) -> Result<ProfileReport, Error> {
+    let (counts, _) = run(student, teacher, texts, suite, fields, false, None)?;
+    Ok(report(suite, counts))
+}
+
+/// Profiles several extraction students against one teacher on one suite, the teacher's
+/// answers computed once: each student's report and, for every pair of students, per stage the
+/// paired McNemar test of their exact-match rates against the gold (of their violation rates,
+/// per invariance) with Newcombe's interval of the difference. A student name used twice is an
+/// error.
+pub fn compare_students<S: AsRef<str>, F: AsRef<str>>(
+    teacher: &dyn Model,
+    students: &[(&str, &dyn Model)],
+    texts: &[S],
+    suite: &CapabilitySuite,
+    fields: &[F],
+) -> Result<Comparison, Error> {
+    let mut seen = std::collections::HashSet::new();
+    if let Some(&(name, _)) = students.iter().find(|s| !seen.insert(s.0)) {
+        return Err(Error::DuplicateStudent(name.to_owned()));
+    }
+    let teacher = Memo::new(teacher);
+    let mut runs = Vec::with_capacity(students.len());
+    for &(name, student) in students {
+        let mut outcomes = StudentOutcomes::default();
+        let (counts, _) = run(
+            student,
+            &teacher,
+            texts,
+            suite,
+            fields,
+            false,
+            Some(&mut outcomes),
+        )
+        .map_err(|e| Error::Student {
+            name: name.to_owned(),
+            source: Box::new(e),
+        })?;
+        runs.push((name.to_owned(), report(suite, counts), outcomes));
+    }
+    Ok(Comparison::of_runs(None, runs))
+}
+
+fn report(suite: &CapabilitySuite, counts: ExtractCounts) -> ProfileReport {
+    let descriptor = SuiteDescriptor::new(
+        suite.corruption_severities(),
+        suite.invariance_names(),
+        suite.probes().len(),
+    );
+    ProfileReport::new(descriptor, Counts::Extract(counts), None)
 }
 
 fn run<S: AsRef<str>, F: AsRef<str>>(
@@ -62,7 +151,8 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
     suite: &CapabilitySuite,
     fields: &[F],
     per_field: bool,
-) -> Result<ExtractiveReport, Error> {
+    mut outcomes: Option<&mut StudentOutcomes>,
+) -> Result<(ExtractCounts, FieldBreakdown), Error> {
     // Equal records are kept once; the converter runs only while a model answer is absorbed, so
     // the set is never borrowed twice.
     let records = RefCell::new(RecordSet::default());
@@ -73,103 +163,111 @@ fn run<S: AsRef<str>, F: AsRef<str>>(
         });
     let stages = 1 + suite.corruptions().count() + suite.invariances().count();
     cache.reserve(texts.len() * stages);
+    let mut counts = ExtractCounts::new(suite.corruption_names(), suite.invariance_names(), None);
 
     let clean = cache.stage(&Stage::Clean, texts.iter().map(AsRef::as_ref))?;
-    let clean_tally = compare(
+    let clean_scored = compare(
         &View::of(&cache, &records.borrow()),
         &Stage::Clean,
         (Side::Student, &clean),
         (Side::Teacher, &clean),
         per_field,
     )?;
-    let schema_validity = SchemaValidity {
-        student: validity(
-            &View::of(&cache, &records.borrow()),
-            Side::Student,
-            &clean,
-            fields,
-        )?,
-        teacher: validity(
-            &View::of(&cache, &records.borrow()),
-            Side::Teacher,
-            &clean,
-            fields,
-        )?,
-    };
+    counts.n = clean.len() as u64;
+    counts.clean.student = clean_scored.sums;
+    counts.clean.exact = clean_scored.exact.iter().filter(|&&e| e).count() as u64;
+    counts.clean.student_valid = valid_count(
+        &View::of(&cache, &records.borrow()),
+        Side::Student,
+        &clean,
+        fields,
+    )?;
+    counts.clean.teacher_valid = valid_count(
+        &View::of(&cache, &records.borrow()),
+        Side::Teacher,
+        &clean,
+        fields,
+    )?;
 
     // Corruptions: both sides against the same fixed gold, the teacher's clean extraction.
-    let (corruptions, corruption_fields) = score_section(
-        &mut cache,
-        &records,
-        &clean,
-        suite.corruptions(),
-        Stage::Corruption,
-        Side::Teacher,
-        per_field,
-    )?;
-    // Invariances: each side against its own clean output (rewritten output as the prediction).
-    let (invariances, invariance_fields) = score_section(
-        &mut cache,
-        &records,
-        &clean,
-        suite.invariances(),
-        Stage::Invariance,
-        Side::Student,
-        per_field,
-    )?;
-    let mut breakdown = FieldBreakdown {
-        corruptions: corruption_fields,
-        invariances: invariance_fields,
-        ..FieldBreakdown::default()
-    };
-
-    let abstention = cache.abstention(&clean)?;
-    let clean_f1 = clean_tally.f1();
-    if per_field {
-        breakdown.clean = clean_tally.per_field();
-    }
-    Ok(ExtractiveReport {
-        profile: ExtractiveProfile {
-            clean_f1,
-            schema_validity,
-            corruptions,
-            invariances,
-            abstention,
-        },
-        fields: breakdown,
-    })
-}
-
-/// A section's F1 pairs and (when asked for) per-field reports, by stage name.
-type SectionScores = (IndexMap<String, F1Pair>, IndexMap<String, FieldReport>);
-
-/// Runs and scores one section of the suite (its corruptions or its invariances), stage by stage.
-fn score_section<'s>(
-    cache: &mut Cache<'_>,
-    records: &RefCell<RecordSet>,
-    clean: &StageIds,
-    entries: impl Iterator<Item = (&'s str, &'s suite_core::Transform)>,
-    stage_of: fn(String) -> Stage,
-    student_reference: Side,
-    per_field: bool,
-) -> Result<SectionScores, Error> {
-    let mut scores = IndexMap::new();
-    let mut fields = IndexMap::new();
-    for (name, transform) in entries {
-        let stage = stage_of(name.to_owned());
-        let ids = cache.transformed(&stage, clean, transform)?;
+    let mut breakdown = FieldBreakdown::default();
+    for ((name, transform), stage_counts) in
+        suite.corruptions().zip(counts.corruptions.values_mut())
+    {
+        let stage = Stage::Corruption(name.to_owned());
+        let ids = cache.transformed(&stage, &clean, transform)?;
         let records = records.borrow();
-        let view = View::of(cache, &records);
-        let (pair, report) = score_stage(&view, &stage, &ids, clean, student_reference, per_field)?;
-        scores.insert(name.to_owned(), pair);
-        if let Some(report) = report {
-            fields.insert(name.to_owned(), report);
+        let view = View::of(&cache, &records);
+        let (s, t) = score_stage(&view, &stage, &ids, &clean, Side::Teacher, per_field)?;
+        stage_counts.student = s.sums;
+        stage_counts.teacher = t.sums;
+        for (&before, &after) in clean_scored.exact.iter().zip(&s.exact) {
+            stage_counts.exact.record(before, after);
+        }
+        if per_field {
+            breakdown
+                .corruptions
+                .insert(name.to_owned(), field_report(s.tally, t.tally));
+        }
+        if let Some(o) = outcomes.as_deref_mut() {
+            o.corruptions.insert(name.to_owned(), s.exact);
         }
     }
-    Ok((scores, fields))
+    // Invariances: each side against its own clean output (rewritten output as the prediction).
+    for ((name, transform), stage_counts) in
+        suite.invariances().zip(counts.invariances.values_mut())
+    {
+        let stage = Stage::Invariance(name.to_owned());
+        let ids = cache.transformed(&stage, &clean, transform)?;
+        let records = records.borrow();
+        let view = View::of(&cache, &records);
+        let (s, t) = score_stage(&view, &stage, &ids, &clean, Side::Student, per_field)?;
+        stage_counts.student = s.sums;
+        stage_counts.teacher = t.sums;
+        for (&student_same, &teacher_same) in s.exact.iter().zip(&t.exact) {
+            stage_counts.changed.record(!student_same, !teacher_same);
+        }
+        if per_field {
+            breakdown
+                .invariances
+                .insert(name.to_owned(), field_report(s.tally, t.tally));
+        }
+        if let Some(o) = outcomes.as_deref_mut() {
+            o.invariances
+                .insert(name.to_owned(), s.exact.iter().map(|&same| !same).collect());
+        }
+    }
+
+    let escalations = cache.escalations(&clean)?;
+    if escalations.any() {
+        let mut abstention =
+            AbstentionCounts::new(escalations.student.is_some(), escalations.teacher.is_some());
+        for (position, &exact) in clean_scored.exact.iter().enumerate() {
+            abstention.record(
+                escalations.escalated(Side::Student, position),
+                escalations.escalated(Side::Teacher, position),
+                exact,
+            );
+        }
+        counts.abstention = Some(abstention);
+    }
+    if per_field {
+        breakdown.clean = clean_scored.tally.per_field();
+    }
+    if let Some(o) = outcomes {
+        o.clean = clean_scored.exact;
+    }
+    Ok((counts, breakdown))
 }
 
-/// Both sides' F1 on one stage: the teacher against its clean output, the student against
+fn field_report(student: Tally, teacher: Tally) -> FieldReport {
+    FieldReport {
+        student: student.per_field(),
+        teacher: teacher.per_field(),
+    }
+}
+
+/// Both sides scored on one stage: the teacher against its clean output, the student against
 /// `student_reference`'s clean output (the teacher's for corruptions, its own for invariances).
 fn score_stage(
     view: &View<'_, '_>,
@@ -178,7 +276,7 @@ fn score_stage(
     clean: &StageIds,
     student_reference: Side,
     per_field: bool,
-) -> Result<(F1Pair, Option<FieldReport>), Error> {
+) -> Result<(Scored, Scored), Error> {
     let s = compare(
         view,
         stage,
@@ -193,15 +291,7 @@ fn score_stage(
         (Side::Teacher, clean),
         per_field,
     )?;
-    let pair = F1Pair {
-        student_f1: s.f1(),
-        teacher_f1: t.f1(),
-    };
-    let fields = per_field.then(|| FieldReport {
-        student: s.per_field(),
-        teacher: t.per_field(),
-    });
-    Ok((pair, fields))
+    Ok((s, t))
 }
 
 /// What the scoring functions read: the answers by text id, and the records they point to.
@@ -232,6 +322,14 @@ impl<'v, 'm> View<'v, 'm> {
     }
 }
 
+/// One side of one stage, scored: the micro totals (per field when asked), the sums behind its
+/// F1 interval, and per text whether the record matched its reference exactly.
+struct Scored {
+    tally: Tally,
+    sums: FieldSums,
+    exact: Vec<bool>,
+}
+
 /// Tallies `predicted` records against `reference` records, position by position.
 fn compare(
     view: &View<'_, '_>,
@@ -239,45 +337,51 @@ fn compare(
     predicted: (Side, &StageIds),
     reference: (Side, &StageIds),
     per_field: bool,
-) -> Result<Tally, Error> {
+) -> Result<Scored, Error> {
+    let n = predicted.1.len();
     let mut tally = Tally::new(per_field);
-    for position in 0..predicted.1.len() {
+    let mut sums = FieldSums::default();
+    let mut exact = Vec::with_capacity(n);
+    for position in 0..n {
         let p = view.record_id(predicted.0, stage, predicted.1, position)?;
         // The reference comes from the clean pass.
         let r = view.record_id(reference.0, &Stage::Clean, reference.1, position)?;
+        let before = tally.totals();
         if p == r {
             // One stored record: every reference field matches itself.
             tally.add_identical(view.records.get(r));
         } else {
             tally.add(view.records.get(p), view.records.get(r));
         }
+        let after = tally.totals();
+        let (tp, fp, fn_) = (after.0 - before.0, after.1 - before.1, after.2 - before.2);
+        sums.record(tp, fp, fn_);
+        exact.push(fp + fn_ == 0);
     }
-    Ok(tally)
+    Ok(Scored { tally, sums, exact })
 }
 
-/// Fraction of the clean records of `side` that are complete and grounded; `1.0` for no texts.
-fn validity<F: AsRef<str>>(
+/// How many clean records of `side` are complete and grounded.
+fn valid_count<F: AsRef<str>>(
     view: &View<'_, '_>,
     side: Side,
     clean: &StageIds,
     fields: &[F],
-) -> Result<f64, Error> {
-    if clean.is_empty() {
-        return Ok(1.0);
-    }
-    let mut valid = 0usize;
+) -> Result<u64, Error> {
+    let mut valid = 0;
     for position in 0..clean.len() {
         let r = view
             .records
             .get(view.record_id(side, &Stage::Clean, clean, position)?);
-        valid += usize::from(is_valid(r, view.cache.text(clean.ids()[position]), fields));
+        valid += u64::from(is_valid(r, view.cache.text(clean.ids()[position]), fields));
     }
-    Ok(valid as f64 / clean.len() as f64)
+    Ok(valid)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use profile_types::F1Pair;
     use serde_json::json;
     use suite_core::{BatchFn, PerItemFn, Transform};
 

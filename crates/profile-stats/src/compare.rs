@@ -78,6 +78,58 @@ impl PairCounts {
     }
 }
 
+/// One student's per-text outcomes, by stage, kept while profiling so that two students can be
+/// paired text by text: agreement with the teacher (an exact record match for extractors) on the
+/// clean texts and under each corruption, and whether the student's answer changed under each
+/// invariance.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StudentOutcomes {
+    /// Per clean text: agrees with the teacher.
+    pub clean: Vec<bool>,
+    /// Per corruption (suite order), per text: agrees with the teacher on the corrupted text.
+    pub corruptions: IndexMap<String, Vec<bool>>,
+    /// Per invariance (suite order), per text: the student's answer changed.
+    pub invariances: IndexMap<String, Vec<bool>>,
+}
+
+impl PairCounts {
+    /// The paired counts of two students' outcomes on the same texts (text by text; outcome
+    /// lists of different lengths pair up to the shorter, stages by position).
+    pub fn of(first: &StudentOutcomes, second: &StudentOutcomes) -> PairCounts {
+        fn table(a: &[bool], b: &[bool]) -> FirstVsSecond {
+            let mut t = FirstVsSecond::default();
+            for (&x, &y) in a.iter().zip(b) {
+                t.record(x, y);
+            }
+            t
+        }
+        PairCounts {
+            clean: PairAgreement {
+                agree: table(&first.clean, &second.clean),
+            },
+            corruptions: first
+                .corruptions
+                .iter()
+                .zip(second.corruptions.values())
+                .map(|((name, a), b)| (name.clone(), PairAgreement { agree: table(a, b) }))
+                .collect(),
+            invariances: first
+                .invariances
+                .iter()
+                .zip(second.invariances.values())
+                .map(|((name, a), b)| {
+                    (
+                        name.clone(),
+                        PairChanges {
+                            changed: table(a, b),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Two students compared on every stage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pair {
@@ -120,6 +172,62 @@ struct PairInput {
 }
 
 impl Comparison {
+    /// The comparison of several students' runs against one teacher: every student's report
+    /// (named after the student and the teacher) and every pair of students, first before
+    /// second in the given order.
+    pub fn of_runs(
+        teacher: Option<String>,
+        runs: Vec<(String, ProfileReport, StudentOutcomes)>,
+    ) -> Comparison {
+        let mut pairs = Vec::new();
+        for (i, (first, _, a)) in runs.iter().enumerate() {
+            for (second, _, b) in &runs[i + 1..] {
+                pairs.push(Pair {
+                    first: first.clone(),
+                    second: second.clone(),
+                    counts: PairCounts::of(a, b),
+                });
+            }
+        }
+        let students = runs
+            .into_iter()
+            .map(|(name, report, _)| {
+                let report = report.with_models(Some(name.clone()), teacher.clone());
+                (name, report)
+            })
+            .collect();
+        Comparison {
+            teacher,
+            students,
+            pairs,
+        }
+    }
+
+    /// The comparison with its teacher named (in every student's report too).
+    pub fn with_teacher(mut self, teacher: Option<String>) -> Comparison {
+        for report in self.students.values_mut() {
+            report.models.teacher = teacher.clone();
+        }
+        self.teacher = teacher;
+        self
+    }
+
+    /// Every report with other settings.
+    pub fn with_settings(mut self, settings: crate::Settings) -> Comparison {
+        for report in self.students.values_mut() {
+            report.settings = settings;
+        }
+        self
+    }
+
+    /// Every report with its suite's fingerprint.
+    pub fn with_suite_fingerprint(mut self, fingerprint: Option<String>) -> Comparison {
+        for report in self.students.values_mut() {
+            report.suite.fingerprint = fingerprint.clone();
+        }
+        self
+    }
+
     /// The task of the students' reports (`None` without students).
     pub fn task(&self) -> Option<Task> {
         self.students.values().next().map(ProfileReport::task)

@@ -72,7 +72,9 @@ mod normal;
 mod paired;
 mod report;
 
-pub use compare::{COMPARISON_FORMAT, Comparison, Pair, PairAgreement, PairChanges, PairCounts};
+pub use compare::{
+    COMPARISON_FORMAT, Comparison, Pair, PairAgreement, PairChanges, PairCounts, StudentOutcomes,
+};
 pub use counts::{
     AbstentionCounts, AgreeSplit, ClassifyCounts, CleanCounts, CleanVsCorrupted, CorruptionCounts,
     ExtractCleanCounts, ExtractCorruptionCounts, ExtractCounts, ExtractInvarianceCounts, FieldSums,

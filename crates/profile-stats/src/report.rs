@@ -52,6 +52,28 @@ pub struct SuiteDescriptor {
 }
 
 impl SuiteDescriptor {
+    /// A descriptor without fingerprint: corruptions as (name, optional (family, severity)),
+    /// invariance names, and the number of probes.
+    pub fn new<'a>(
+        corruptions: impl IntoIterator<Item = (&'a str, Option<(&'a str, f64)>)>,
+        invariances: impl IntoIterator<Item = &'a str>,
+        probes: usize,
+    ) -> SuiteDescriptor {
+        SuiteDescriptor {
+            fingerprint: None,
+            corruptions: corruptions
+                .into_iter()
+                .map(|(name, severity)| CorruptionInfo {
+                    name: name.to_owned(),
+                    family: severity.map(|s| s.0.to_owned()),
+                    severity: severity.map(|s| s.1),
+                })
+                .collect(),
+            invariances: invariances.into_iter().map(str::to_owned).collect(),
+            probes,
+        }
+    }
+
     /// The family and severity of a corruption (both `None` when it has no severity).
     pub fn severity(&self, corruption: &str) -> (Option<String>, Option<f64>) {
         self.corruptions

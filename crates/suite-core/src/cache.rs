@@ -178,6 +178,26 @@ impl<'m, T> PredictionCache<'m, T> {
     /// side has one. Each distinct clean text is decided once. Zero texts give `0.0` for a side
     /// with a decision API.
     pub fn abstention(&self, clean: &StageIds) -> Result<Option<Abstention>, Error> {
+        let escalations = self.escalations(clean)?;
+        let rate = |side: &Option<Vec<bool>>| {
+            side.as_ref().map(|flags| {
+                if flags.is_empty() {
+                    0.0
+                } else {
+                    flags.iter().filter(|&&e| e).count() as f64 / flags.len() as f64
+                }
+            })
+        };
+        Ok(escalations.any().then(|| Abstention {
+            student_escalation_rate: rate(&escalations.student),
+            teacher_escalation_rate: rate(&escalations.teacher),
+        }))
+    }
+
+    /// Which clean texts each side's decision API escalated, by position in `clean` (`None` for
+    /// a side without a decision API). Each distinct clean text is decided once; the student is
+    /// asked first.
+    pub fn escalations(&self, clean: &StageIds) -> Result<Escalations, Error> {
         let mut distinct: Vec<u32> = Vec::new();
         let mut position = vec![u32::MAX; self.texts.len()];
         for &id in &clean.0 {
@@ -187,7 +207,7 @@ impl<'m, T> PredictionCache<'m, T> {
             }
         }
         let batch: Vec<&str> = distinct.iter().map(|&id| self.text(id)).collect();
-        let rate = |model: &dyn Model, side: Side| -> Result<Option<f64>, Error> {
+        let flags = |model: &dyn Model, side: Side| -> Result<Option<Vec<bool>>, Error> {
             let Some(result) = model.decide_batch(&batch) else {
                 return Ok(None);
             };
@@ -205,24 +225,45 @@ impl<'m, T> PredictionCache<'m, T> {
                     got: decisions.len(),
                 });
             }
-            if clean.is_empty() {
-                return Ok(Some(0.0));
-            }
-            let escalated = clean
-                .0
-                .iter()
-                .filter(|&&id| decisions[position[id as usize] as usize] == Decision::Escalate)
-                .count();
-            Ok(Some(escalated as f64 / clean.len() as f64))
+            Ok(Some(
+                clean
+                    .0
+                    .iter()
+                    .map(|&id| decisions[position[id as usize] as usize] == Decision::Escalate)
+                    .collect(),
+            ))
         };
-        let student = rate(self.student, Side::Student)?;
-        let teacher = rate(self.teacher, Side::Teacher)?;
-        Ok(
-            (student.is_some() || teacher.is_some()).then_some(Abstention {
-                student_escalation_rate: student,
-                teacher_escalation_rate: teacher,
-            }),
-        )
+        Ok(Escalations {
+            student: flags(self.student, Side::Student)?,
+            teacher: flags(self.teacher, Side::Teacher)?,
+        })
+    }
+}
+
+/// Which clean texts each side escalated, by position ([`PredictionCache::escalations`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Escalations {
+    /// The student's flags, or `None` without a decision API.
+    pub student: Option<Vec<bool>>,
+    /// The teacher's flags, or `None` without a decision API.
+    pub teacher: Option<Vec<bool>>,
+}
+
+impl Escalations {
+    /// Whether at least one side has a decision API.
+    pub fn any(&self) -> bool {
+        self.student.is_some() || self.teacher.is_some()
+    }
+
+    /// Whether `side` escalated the clean text at `position` (`false` without a decision API).
+    pub fn escalated(&self, side: Side, position: usize) -> bool {
+        let flags = match side {
+            Side::Student => &self.student,
+            Side::Teacher => &self.teacher,
+        };
+        flags
+            .as_ref()
+            .is_some_and(|f| f.get(position).copied().unwrap_or(false))
     }
 }
 

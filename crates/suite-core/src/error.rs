@@ -57,6 +57,12 @@ pub enum Error {
         /// The rejected rate.
         rate: f64,
     },
+    /// A severity that is negative, infinite or NaN.
+    #[error("severity must be a finite number >= 0, got {}", profile_types::value::py_float_repr(*value))]
+    InvalidSeverity {
+        /// The rejected severity.
+        value: f64,
+    },
     /// A suite file names a transform that does not exist.
     #[error("{location}: unknown transform `{name}`; valid transforms: {valid}")]
     UnknownTransform {

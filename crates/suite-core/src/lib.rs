@@ -11,7 +11,9 @@
 //! Suites can also live in JSON files ([`SuiteSpec`]). Models are reached through the [`Model`]
 //! trait (batch prediction plus an optional decision API); [`PredictionCache`] is the engine the
 //! profile crates (`capture`, `extractive`) share to predict each distinct text at most once per
-//! model per profile. Models are assumed deterministic: a text seen twice gets its first answer.
+//! model per profile, and [`Memo`] keeps one model's answers across profiles. A corruption may
+//! carry a [`Severity`] (family and value) for the severity curves of reports. Models are
+//! assumed deterministic: a text seen twice gets its first answer.
 //!
 //! Label comparison follows upstream mixle: two labels agree when their Python `str()` forms are
 //! equal ([`labels_agree`]), so `1` and `"1"` agree, `null` and `"None"` agree, and objects compare
@@ -35,6 +37,7 @@
 
 mod cache;
 mod error;
+mod memo;
 #[cfg(feature = "mixle-compat")]
 mod mixle_rng;
 mod model;
@@ -45,12 +48,13 @@ mod transform;
 mod typo;
 mod unicode14;
 
-pub use cache::{PredictionCache, StageIds};
+pub use cache::{Escalations, PredictionCache, StageIds};
 pub use error::{Error, Side, Stage};
+pub use memo::Memo;
 pub use model::{BatchFn, Decision, Model, ModelError, PerItemFn, labels_agree};
 pub use profile_types::Label;
 pub use spec::{SuiteSpec, TransformSpec};
 pub use suite::CapabilitySuite;
 pub use text::{is_py_letter, is_py_whitespace, py_swapcase, py_whitespace_collapse};
-pub use transform::{TextHash, Transform, case_jitter_invariance, whitespace_invariance};
+pub use transform::{Severity, TextHash, Transform, case_jitter_invariance, whitespace_invariance};
 pub use typo::{KeyboardTypo, TypoRng, keyboard_typo_corruption};

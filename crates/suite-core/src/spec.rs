@@ -67,6 +67,11 @@ pub struct NamedTransform {
     /// The transform and its parameters.
     #[serde(flatten)]
     pub spec: TransformSpec,
+    /// A corruption's declared severity (its place on a severity curve of its transform's
+    /// family); without it a keyboard typo's severity is its rate, and other transforms have
+    /// none. Invariances refuse it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<f64>,
 }
 
 /// A suite as JSON: built-in transforms by name with their parameters, probes inline.
@@ -86,6 +91,22 @@ pub struct NamedTransform {
 /// let err = SuiteSpec::from_json_str(r#"{"corruptions": [{"name": "x", "transform": "typo"}]}"#).unwrap_err();
 /// assert_eq!(err.to_string(), "corruptions[0]: unknown transform `typo`; valid transforms: \
 ///     keyboard_typo, case_jitter, whitespace, identity");
+/// # Ok::<(), suite_core::Error>(())
+/// ```
+///
+/// A corruption may declare a `"severity"` (a finite number `>= 0`): corruptions of one
+/// transform with severities form a severity curve in reports. A keyboard typo's severity is
+/// its `rate` unless it declares another:
+///
+/// ```
+/// use suite_core::SuiteSpec;
+///
+/// let suite = SuiteSpec::from_json_str(r#"{"corruptions": [
+///     {"name": "typo", "transform": "keyboard_typo", "rate": 0.1},
+///     {"name": "none", "transform": "identity", "severity": 0}]}"#)?.build()?;
+/// let severity = |name| suite.corruption(name).and_then(|t| t.severity()).map(|s| (s.family.clone(), s.value));
+/// assert_eq!(severity("typo"), Some(("keyboard_typo".to_owned(), 0.1)));
+/// assert_eq!(severity("none"), Some(("identity".to_owned(), 0.0)));
 /// # Ok::<(), suite_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -158,12 +179,19 @@ impl SuiteSpec {
 }
 
 fn build_at(section: &str, i: usize, entry: &NamedTransform) -> Result<Transform, Error> {
-    entry.spec.build().map_err(|e| match e {
-        Error::InvalidRate { .. } | Error::MixleCompatDisabled => Error::TransformParameter {
-            location: format!("{section}[{i}]"),
-            transform: transform_name(&entry.spec).into(),
-            message: e.to_string(),
-        },
+    let family = transform_name(&entry.spec);
+    let built = entry.spec.build().and_then(|t| match entry.severity {
+        Some(value) => t.with_severity(family, value),
+        None => Ok(t),
+    });
+    built.map_err(|e| match e {
+        Error::InvalidRate { .. } | Error::MixleCompatDisabled | Error::InvalidSeverity { .. } => {
+            Error::TransformParameter {
+                location: format!("{section}[{i}]"),
+                transform: family.into(),
+                message: e.to_string(),
+            }
+        }
         other => other,
     })
 }
@@ -193,8 +221,10 @@ fn section(root: &mut Map<String, Value>, key: &'static str) -> Result<Vec<Named
         ));
     };
     let mut out: Vec<NamedTransform> = Vec::with_capacity(entries.len());
-    for (i, entry) in entries.into_iter().enumerate() {
+    for (i, mut entry) in entries.into_iter().enumerate() {
         let location = format!("{key}[{i}]");
+        // `severity` belongs to the entry, not to the transform's parameters.
+        let severity = entry.as_object_mut().and_then(|o| o.remove("severity"));
         let Value::Object(obj) = &entry else {
             return Err(bad(
                 location,
@@ -219,11 +249,14 @@ fn section(root: &mut Map<String, Value>, key: &'static str) -> Result<Vec<Named
             .keys()
             .find(|k| !matches!(k.as_str(), "name" | "transform") && !params.contains(&k.as_str()))
         {
-            let expected = if params.is_empty() {
+            let mut expected = if params.is_empty() {
                 format!("{transform} takes no parameters")
             } else {
                 format!("{transform} takes {}", params.join(", "))
             };
+            if key == "corruptions" {
+                expected.push_str("; a corruption may also declare `severity`");
+            }
             return Err(Error::TransformParameter {
                 location,
                 transform: transform.clone(),
@@ -237,12 +270,32 @@ fn section(root: &mut Map<String, Value>, key: &'static str) -> Result<Vec<Named
             });
         }
         let transform = transform.clone();
-        let parsed: NamedTransform =
+        let parameter = |message: String| Error::TransformParameter {
+            location: location.clone(),
+            transform: transform.clone(),
+            message,
+        };
+        let severity = match severity {
+            None => None,
+            Some(_) if key == "invariances" => {
+                return Err(parameter(
+                    "`severity` is for corruptions only (an invariance has no severity)".into(),
+                ));
+            }
+            Some(Value::Number(n)) => n.as_f64(),
+            Some(other) => {
+                return Err(parameter(format!(
+                    "`severity` must be a number, got {other}"
+                )));
+            }
+        };
+        let mut parsed: NamedTransform =
             serde_json::from_value(entry).map_err(|e| Error::TransformParameter {
                 location,
                 transform,
                 message: e.to_string(),
             })?;
+        parsed.severity = severity;
         out.push(parsed);
     }
     Ok(out)
@@ -293,7 +346,8 @@ mod tests {
         );
         assert_eq!(
             err(r#"{"corruptions": [{"name": "i", "transform": "identity", "bogus": 1}]}"#),
-            "corruptions[0]: transform `identity`: unknown field `bogus` (identity takes no parameters)"
+            "corruptions[0]: transform `identity`: unknown field `bogus` (identity takes no parameters; \
+             a corruption may also declare `severity`)"
         );
         assert_eq!(
             err(r#"{"invariances": [{"name": "w", "transform": "whitespace", "seed": 1}]}"#),
@@ -303,7 +357,8 @@ mod tests {
             err(
                 r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "sede": 1}]}"#
             ),
-            "corruptions[0]: transform `keyboard_typo`: unknown field `sede` (keyboard_typo takes rate, seed, rng)"
+            "corruptions[0]: transform `keyboard_typo`: unknown field `sede` (keyboard_typo takes rate, \
+             seed, rng; a corruption may also declare `severity`)"
         );
     }
 
@@ -316,9 +371,66 @@ mod tests {
     }
 
     #[test]
+    fn severities_are_for_corruptions_and_validated() {
+        let spec = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "severity": 3},
+                                {"name": "i", "transform": "identity"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(spec.corruptions[0].severity, Some(3.0));
+        let suite = spec.build().unwrap();
+        let t = suite.corruption("t").unwrap().severity().unwrap();
+        assert_eq!((t.family.as_str(), t.value), ("keyboard_typo", 3.0));
+        assert!(suite.corruption("i").unwrap().severity().is_none());
+        let err = SuiteSpec::from_json_str(
+            r#"{"invariances": [{"name": "c", "transform": "case_jitter", "severity": 1}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invariances[0]: transform `case_jitter`: `severity` is for corruptions only (an invariance has no severity)"
+        );
+        let err = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "c", "transform": "identity", "severity": "high"}]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("`severity` must be a number, got \"high\""),
+            "{err}"
+        );
+        let err = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "c", "transform": "identity", "severity": -1}]}"#,
+        )
+        .unwrap()
+        .build()
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "corruptions[0]: transform `identity`: severity must be a finite number >= 0, got -1.0"
+        );
+        // Unknown keys are still refused.
+        let err = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "c", "transform": "identity", "severty": 1}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "corruptions[0]: transform `identity`: unknown field `severty` (identity takes no \
+             parameters; a corruption may also declare `severity`)"
+        );
+        let err = SuiteSpec::from_json_str(
+            r#"{"invariances": [{"name": "c", "transform": "case_jitter", "rate": 0.1}]}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("unknown field `rate`"), "{err}");
+    }
+
+    #[test]
     fn round_trips_through_json() {
         let spec = SuiteSpec::from_json_str(
-            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.25, "seed": 3, "rng": "chacha"}],
+            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.25, "seed": 3, "rng": "chacha"},
+                                {"name": "u", "transform": "identity", "severity": 0.5}],
                 "invariances": [{"name": "c", "transform": "case_jitter"}], "probes": ["x"]}"#,
         )
         .unwrap();

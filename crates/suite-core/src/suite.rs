@@ -49,6 +49,15 @@ impl CapabilitySuite {
         self.invariances.iter().map(|(k, v)| (k.as_str(), v))
     }
 
+    /// The corruptions with their place on a severity curve (family, severity), in insertion
+    /// order; `None` for a corruption without a severity.
+    pub fn corruption_severities(&self) -> impl Iterator<Item = (&str, Option<(&str, f64)>)> {
+        self.corruptions().map(|(name, t)| {
+            let severity = t.severity().map(|s| (s.family.as_str(), s.value));
+            (name, severity)
+        })
+    }
+
     /// The corruption names, in insertion order.
     pub fn corruption_names(&self) -> impl Iterator<Item = &str> {
         self.corruptions.keys().map(String::as_str)

@@ -27,13 +27,27 @@ enum Kind {
     Hashed(Arc<HashedFn>),
 }
 
+/// Where a corruption sits on a severity curve: its family (corruptions of one family with
+/// different severities form a curve) and its severity, a finite number `>= 0` (0 is the clean
+/// text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Severity {
+    /// The family, e.g. `keyboard_typo`.
+    pub family: String,
+    /// The severity, e.g. a typo rate.
+    pub value: f64,
+}
+
 /// A deterministic text-to-text function (a corruption or an invariance rewrite).
 ///
 /// Cheap to clone (shared). Profiles assume a transform is pure: the same text always gives the
-/// same output, which is what lets them transform and predict each distinct text once.
+/// same output, which is what lets them transform and predict each distinct text once. A
+/// corruption may carry a [`Severity`] (the keyboard typo carries its rate), which reports use
+/// for severity curves; it does not change what the transform does.
 #[derive(Clone)]
 pub struct Transform {
     kind: Kind,
+    severity: Option<Arc<Severity>>,
 }
 
 impl Transform {
@@ -41,6 +55,7 @@ impl Transform {
     pub fn new(f: impl Fn(&str) -> String + Send + Sync + 'static) -> Transform {
         Transform {
             kind: Kind::Plain(Arc::new(f)),
+            severity: None,
         }
     }
 
@@ -52,7 +67,48 @@ impl Transform {
     ) -> Transform {
         Transform {
             kind: Kind::Hashed(Arc::new(f)),
+            severity: None,
         }
+    }
+
+    /// The transform with a place on a severity curve: `family` and `value` (finite, `>= 0`;
+    /// anything else is an error).
+    ///
+    /// ```
+    /// use suite_core::{Transform, keyboard_typo_corruption};
+    ///
+    /// let blur = Transform::new(|t| t.replace('e', "3")).with_severity("leet", 0.5)?;
+    /// assert_eq!(blur.severity().map(|s| (s.family.as_str(), s.value)), Some(("leet", 0.5)));
+    /// let typo = keyboard_typo_corruption(0.1, 0)?;
+    /// assert_eq!(typo.severity().map(|s| (s.family.as_str(), s.value)), Some(("keyboard_typo", 0.1)));
+    /// assert!(blur.with_severity("leet", -1.0).is_err());
+    /// # Ok::<(), suite_core::Error>(())
+    /// ```
+    pub fn with_severity(
+        mut self,
+        family: impl Into<String>,
+        value: f64,
+    ) -> Result<Transform, crate::Error> {
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(crate::Error::InvalidSeverity { value });
+        }
+        self.severity = Some(Arc::new(Severity {
+            family: family.into(),
+            value,
+        }));
+        Ok(self)
+    }
+
+    /// The transform's place on a severity curve, if it has one.
+    pub fn severity(&self) -> Option<&Severity> {
+        self.severity.as_deref()
+    }
+
+    /// `inner`'s severity carried over to this transform (for wrappers that change how a
+    /// transform runs, not what it does).
+    pub fn with_severity_of(mut self, inner: &Transform) -> Transform {
+        self.severity = inner.severity.clone();
+        self
     }
 
     /// Applies the transform to one text.
@@ -80,9 +136,13 @@ impl Transform {
 impl fmt::Debug for Transform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self.kind {
-            Kind::Plain(_) => "Transform(..)",
-            Kind::Hashed(_) => "Transform(seeded ..)",
-        })
+            Kind::Plain(_) => "Transform(..",
+            Kind::Hashed(_) => "Transform(seeded ..",
+        })?;
+        if let Some(s) = &self.severity {
+            write!(f, "; {} {}", s.family, s.value)?;
+        }
+        f.write_str(")")
     }
 }
 

@@ -98,13 +98,19 @@ impl KeyboardTypo {
         }
     }
 
-    /// Wraps this corruption as a [`Transform`].
+    /// Wraps this corruption as a [`Transform`], with its rate as its severity (family
+    /// `keyboard_typo`).
     pub fn into_transform(self) -> Transform {
-        match self.rng {
+        let transform = match self.rng {
             // The mixle generator seeds from the text itself; no shared hash to reuse.
             TypoRng::Mixle => Transform::new(move |t| self.apply(t)),
             TypoRng::Chacha => Transform::with_text_hash(move |t, h| self.apply_with_hash(t, h)),
-        }
+        };
+        // A validated rate is in [0, 1], so it is a valid severity.
+        transform
+            .clone()
+            .with_severity("keyboard_typo", self.rate)
+            .unwrap_or(transform)
     }
 
     fn apply_chacha(&self, text: &str, hash: &TextHash) -> String {
