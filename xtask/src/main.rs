@@ -191,7 +191,7 @@ fn golden_selftest() -> Result<()> {
         );
     }
     std::fs::write(&path, perturbed).with_context(|| format!("writing {SELFTEST_SNAPSHOT}"))?;
-    let result = run_goldens(&["capture".to_owned()], "new");
+    let result = run_goldens(&["capkit-capture".to_owned()], "new");
     // Restore before looking at the result, whatever it is.
     std::fs::write(&path, &original).with_context(|| format!("restoring {SELFTEST_SNAPSHOT}"))?;
     for stale in pending_snapshots()? {

@@ -1,6 +1,6 @@
 //! PERF.md workload A through `capkit profile classify` with both models `cmd:` subprocesses
 //! running the `jsonl_model` example (a constant `"pos"`), as a process: the JSONL protocol's
-//! cost is this minus the in-process profile (`cargo bench -p capture --bench workload_a`).
+//! cost is this minus the in-process profile (`cargo bench -p capkit-capture --bench workload_a`).
 //!
 //! Run with `cargo bench -p capkit --bench profile_cmd` (the example model is built by
 //! `cargo build --release -p capkit --example jsonl_model` first, if missing).

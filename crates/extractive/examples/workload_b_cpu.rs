@@ -1,6 +1,6 @@
 //! Runs PERF.md workload B and prints each run's CPU time from `/proc/thread-self/schedstat`
 //! (Linux), which a busy machine does not inflate the way it inflates wall time:
-//! `cargo run --release -p extractive --example workload_b_cpu [RUNS]`. The criterion bench
+//! `cargo run --release -p capkit-extractive --example workload_b_cpu [RUNS]`. The criterion bench
 //! (`benches/workload_b.rs`) is the reference measurement.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 

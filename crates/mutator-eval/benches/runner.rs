@@ -1,6 +1,6 @@
 //! Throughput of the dataset runner on 10,000 replayed (offline) cases.
 //!
-//! `cargo bench -p mutator-eval --bench runner`. The cases come from
+//! `cargo bench -p capkit-mutator-eval --bench runner`. The cases come from
 //! `examples/generate_cases.rs`: a booking form, a fixed reply of four extractions per case (a
 //! quarter with one wrong value, one in fifty malformed).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]

@@ -1,7 +1,7 @@
 //! Prints synthetic dataset cases as JSONL, for throughput runs of `capkit mutator eval`:
 //!
 //! ```sh
-//! cargo run --release -p mutator-eval --example generate_cases -- 10000 > cases-10k.jsonl
+//! cargo run --release -p capkit-mutator-eval --example generate_cases -- 10000 > cases-10k.jsonl
 //! capkit mutator eval cases-10k.jsonl --replay
 //! ```
 //!

@@ -1,7 +1,7 @@
 //! Generating all 22 tasks' expected sets over `bench_domains2000.txt` with `data.json`
 //! (upstream Go: 36,658 non-empty examples, 2,293,745 variants, 2.55 s single-threaded).
 //!
-//! `cargo bench -p typo-tasks --bench generate -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p capkit-typo-tasks --bench generate -- --warm-up-time 1 --measurement-time 3`
 //! runs the total (`generate/all_22`) and one group per task (`per_task/<id>`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 

@@ -4,7 +4,7 @@
 //! Prints the best of 10 rounds per task (on a shared machine the minimum is the figure least
 //! disturbed by other processes), and their sum.
 //!
-//! `cargo run --release -p typo-tasks --example task_timings [task ids... | --interleaved]`
+//! `cargo run --release -p capkit-typo-tasks --example task_timings [task ids... | --interleaved]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 //! bytes, and the slowest generation, per task, with the shipped English data and QWERTY.
 //! The figures documented on `MAX_NAME_LEN` come from here.
 //!
-//! `cargo run --release -p typo-tasks --example worst_case`
+//! `cargo run --release -p capkit-typo-tasks --example worst_case`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;

@@ -9,7 +9,7 @@
 //!
 //! # Worst cases per name
 //!
-//! Measured with `cargo run --release -p typo-tasks --example worst_case` (English data, QWERTY,
+//! Measured with `cargo run --release -p capkit-typo-tasks --example worst_case` (English data, QWERTY,
 //! ten adversarial 253-byte names: numeral words and digit keys run together, digits, one letter
 //! repeated, letters, vowels, dots and hyphens, IDN letters, homoglyph-rich text; the largest
 //! set, its bytes and the slowest call per task; 2-core VM at load 4). Every task but `cns`/`ons`
