@@ -1,7 +1,7 @@
 //! `capkit`: the command-line front end of the capkit workspace.
 //!
 //! Each subcommand group lives in its own module: `typo` (typo task corpora), `mutator`
-//! (mutator evaluation), `profile` (capability profiles of real models). Exit codes: 0 ok, 1 refused or failed (one-line error on stderr), 2 usage.
+//! (mutator evaluation), `profile` (capability profiles of real models). Exit codes: 0 ok, 1 refused or failed (one-line error on stderr), 2 usage (and a failed gate of `capkit profile gate`, whose usage errors exit 1).
 #![forbid(unsafe_code)]
 // Every stdout write goes through `stdout`, which ends quietly on a closed pipe.
 #![deny(clippy::print_stdout)]
@@ -37,8 +37,21 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // clap exits with code 2 on usage errors by itself.
-    let cli = Cli::parse();
+    // clap's usage errors exit with code 2, except under `capkit profile gate`, whose 2 means
+    // "a gate failed": there a usage error is an error (1).
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+            let code = if e.use_stderr() && profile::is_gate_command(&args) {
+                1
+            } else {
+                e.exit_code()
+            };
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+        }
+    };
     let result = match cli.command {
         Command::Typo(args) => typo::run(args),
         Command::Mutator(args) => mutator::run(args),

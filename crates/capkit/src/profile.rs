@@ -15,17 +15,27 @@
 //! text it has answered. The profile JSON is exactly the library's; `--with-run-info` adds a
 //! separate top-level `"run"` block. Nothing is written to `--out` unless the whole profile was
 //! computed. `capkit profile default-suite` prints the default suite; `capkit profile texts`
-//! lists every text a run would send (to precompute `file:` predictions). Exit codes: 0 ok,
-//! 1 failed (one-line error), 2 usage.
+//! lists every text a run would send (to precompute `file:` predictions).
+//!
+//! Beyond upstream's point estimates (`profile-stats`): `--report` writes the counts behind the
+//! profile with intervals, paired tests, severity curves and the abstention analysis;
+//! `capkit profile compare` profiles several students against one teacher (asked once per
+//! text); `capkit profile merge` adds reports of shards; `capkit profile gate` fails a release
+//! on conditions over a report's figures. Exit codes: 0 ok, 1 failed (one-line error), 2 usage
+//! (and, for `gate` only, a gate that failed: its usage errors are 1).
 
 mod cache;
 mod cmd;
+mod compare;
 mod file;
+mod gate;
 mod http;
+mod merge;
 mod model;
 mod openai;
 mod output;
 mod progress;
+mod report;
 mod run_info;
 mod spec;
 mod suite;
@@ -60,6 +70,14 @@ enum Command {
     /// Print every distinct text a profile would send to the models, as `{"text"}` JSONL (to
     /// precompute predictions for `file:` models).
     Texts(TextsArgs),
+    /// Profile several students against one teacher (asked once per text): each student's
+    /// report and, per pair of students and stage, a paired McNemar test and Newcombe interval.
+    Compare(compare::CompareArgs),
+    /// Merge reports (or comparisons) of disjoint text shards into the report of all the texts.
+    Merge(merge::MergeArgs),
+    /// Check conditions over a report's figures: exit 0 when every gate passes, 2 when one
+    /// fails, 1 on an error.
+    Gate(gate::GateArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -105,6 +123,28 @@ struct CommonArgs {
     /// Add a top-level "run" block: capkit version, suite and texts blake3, model specs.
     #[arg(long)]
     with_run_info: bool,
+    /// Write the report (the counts behind the profile, intervals, paired tests, severity
+    /// curves, abstention; `capkit-profile-report/1`) instead of the bare profile.
+    #[arg(long)]
+    report: bool,
+    /// Confidence level of the report's intervals.
+    #[arg(
+        long,
+        value_name = "LEVEL",
+        default_value_t = 0.95,
+        requires = "report"
+    )]
+    level: f64,
+    /// Threshold of the report's break-even severities (agreement, or F1 for extract).
+    #[arg(long, value_name = "T", default_value_t = 0.9, requires = "report")]
+    break_even: f64,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// How models are reached: cache, batching, timeouts, the OpenAI-compatible API.
+#[derive(Debug, clap::Args)]
+struct RunArgs {
     /// Directory of the prediction cache (default: $XDG_CACHE_HOME/capkit or ~/.cache/capkit).
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
@@ -136,14 +176,81 @@ struct CommonArgs {
     prompt_template: Option<PathBuf>,
 }
 
+impl RunArgs {
+    /// The adapters' settings for `task`.
+    fn settings(&self, task: Task) -> anyhow::Result<Settings> {
+        if !(self.timeout.is_finite() && self.timeout > 0.0) {
+            bail!("--timeout must be a positive number of seconds");
+        }
+        let cache_dir = if self.no_cache {
+            None
+        } else {
+            Some(match &self.cache_dir {
+                Some(dir) => dir.clone(),
+                None => cache::default_dir(),
+            })
+        };
+        let prompt_template = match &self.prompt_template {
+            Some(path) => Some(
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("--prompt-template {}", path.display()))?,
+            ),
+            None => None,
+        };
+        Ok(Settings {
+            task,
+            batch_size: self.batch_size as usize,
+            concurrency: usize::from(self.concurrency),
+            timeout: Duration::from_secs_f64(self.timeout),
+            retries: self.retries,
+            base_url: self.base_url.clone(),
+            api_key_env: self.api_key_env.clone(),
+            prompt_template,
+            cache_dir,
+        })
+    }
+}
+
+/// Trims `--fields` and refuses an empty name.
+fn checked_fields(fields: &[String]) -> anyhow::Result<Vec<String>> {
+    let fields: Vec<String> = fields.iter().map(|f| f.trim().to_owned()).collect();
+    if fields.iter().any(|f| f.is_empty()) {
+        bail!("--fields: empty field name in {:?}", fields.join(","));
+    }
+    Ok(fields)
+}
+
+/// Opens the model `raw` names for `side` (`flag` names it in errors).
+fn open_model(
+    raw: &str,
+    flag: &str,
+    settings: &Settings,
+    side: suite_core::Side,
+    progress: &Rc<Progress>,
+) -> anyhow::Result<(ModelSpec, CliModel)> {
+    let spec = ModelSpec::parse(raw).with_context(|| flag.to_owned())?;
+    let model = CliModel::open(&spec, settings, side, Rc::clone(progress))
+        .with_context(|| flag.to_owned())?;
+    Ok((spec, model))
+}
+
+/// A profile error as one message (its text already names its sources).
+fn flat(e: &dyn std::fmt::Display) -> anyhow::Error {
+    anyhow::Error::msg(e.to_string())
+}
+
+/// Whether the command line is `capkit profile gate …`.
+pub(crate) use gate::is_gate_command;
+
 /// Runs `capkit profile …`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Classify(common) => profile(&common, Task::Classify, &[]),
-        Command::Extract(extract) => {
-            let fields: Vec<String> = extract.fields.iter().map(|f| f.trim().to_owned()).collect();
-            profile(&extract.common, Task::Extract, &fields)
-        }
+        Command::Extract(extract) => profile(
+            &extract.common,
+            Task::Extract,
+            &checked_fields(&extract.fields)?,
+        ),
         Command::DefaultSuite => {
             let mut out = crate::stdout::Lines::default();
             out.line(suite::default_spec().to_json_string());
@@ -151,6 +258,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Texts(args) => list_texts(&args),
+        Command::Compare(args) => compare::run(&args),
+        Command::Merge(args) => merge::run(&args),
+        Command::Gate(args) => gate::run(&args),
     }
 }
 
@@ -170,7 +280,6 @@ fn list_texts(args: &TextsArgs) -> anyhow::Result<ExitCode> {
     });
     let silent =
         suite_core::BatchFn::new(|batch: &[&str]| vec![serde_json::json!({}); batch.len()]);
-    let flat = |e: &dyn std::fmt::Display| anyhow::Error::msg(e.to_string());
     if args.extract {
         let no_fields: [&str; 0] = [];
         extractive::extractive_capture_profile(
@@ -193,84 +302,109 @@ fn list_texts(args: &TextsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<ExitCode> {
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        bail!("--timeout must be a positive number of seconds");
-    }
-    if fields.iter().any(|f| f.is_empty()) {
-        bail!("--fields: empty field name in {:?}", fields.join(","));
-    }
-    // Before the models run: a run must not fail at its end for a path it could have refused.
-    if let Some(out) = &args.out {
-        crate::outfile::check(out, "--out")?;
-    }
-    let texts = texts::read(&args.texts)?;
-    texts::warn_if_empty(&args.texts, &texts);
-    let (spec, suite_source) = suite::load(args.suite.as_deref())?;
-    let progress = Rc::new(Progress::new(task, &spec));
-    let suite = suite::build(&spec, &suite_source, progress.tracker())?;
+/// What every profile run reads before its models start: the texts, the suite and its
+/// progress display. `--out` is checked first: a run must not fail at its end for a path it
+/// could have refused.
+struct Inputs {
+    texts: texts::Texts,
+    spec: suite_core::SuiteSpec,
+    source: suite::SuiteSource,
+    progress: Rc<Progress>,
+    suite: suite_core::CapabilitySuite,
+}
 
-    let cache_dir = if args.no_cache {
-        None
-    } else {
-        Some(match &args.cache_dir {
-            Some(dir) => dir.clone(),
-            None => cache::default_dir(),
+impl Inputs {
+    fn load(
+        texts: &std::path::Path,
+        suite: Option<&std::path::Path>,
+        out: Option<&std::path::Path>,
+        task: Task,
+    ) -> anyhow::Result<Inputs> {
+        if let Some(out) = out {
+            crate::outfile::check(out, "--out")?;
+        }
+        let texts_read = texts::read(texts)?;
+        texts::warn_if_empty(texts, &texts_read);
+        let (spec, source) = suite::load(suite)?;
+        let progress = Rc::new(Progress::new(task, &spec));
+        let suite = suite::build(&spec, &source, progress.tracker())?;
+        Ok(Inputs {
+            texts: texts_read,
+            spec,
+            source,
+            progress,
+            suite,
         })
-    };
-    let template = match &args.prompt_template {
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .with_context(|| format!("--prompt-template {}", path.display()))?,
-        ),
-        None => None,
-    };
-    let settings = Settings {
-        task,
-        batch_size: args.batch_size as usize,
-        concurrency: usize::from(args.concurrency),
-        timeout: Duration::from_secs_f64(args.timeout),
-        retries: args.retries,
-        base_url: args.base_url.clone(),
-        api_key_env: args.api_key_env.clone(),
-        prompt_template: template,
-        cache_dir,
-    };
-    let student_spec = ModelSpec::parse(&args.student).context("--student")?;
-    let teacher_spec = ModelSpec::parse(&args.teacher).context("--teacher")?;
-    let student = CliModel::open(
-        &student_spec,
-        &settings,
-        suite_core::Side::Student,
-        Rc::clone(&progress),
-    )
-    .context("--student")?;
-    let teacher = CliModel::open(
-        &teacher_spec,
-        &settings,
-        suite_core::Side::Teacher,
-        Rc::clone(&progress),
-    )
-    .context("--teacher")?;
+    }
+}
 
+/// Profiles with the library's report functions: the bare profile is the report's (the same
+/// profile `capture_profile` / `extractive_capture_profile` return).
+fn profile_report(
+    student: &CliModel,
+    teacher: &CliModel,
+    inputs: &Inputs,
+    task: Task,
+    fields: &[String],
+) -> anyhow::Result<profile_stats::ProfileReport> {
     // The profile errors' messages already contain their sources: flattened to one message so
     // the one-line error does not repeat them.
-    let flat = |e: &dyn std::fmt::Display| anyhow::Error::msg(e.to_string());
-    let mut json = match task {
-        Task::Classify => serde_json::to_value(
-            capture::capture_profile(&student, &teacher, &texts.texts, &suite)
-                .map_err(|e| flat(&e))?,
-        )?,
-        Task::Extract => serde_json::to_value(
-            extractive::extractive_capture_profile(
-                &student,
-                &teacher,
-                &texts.texts,
-                &suite,
-                fields,
-            )
+    let texts = &inputs.texts.texts;
+    Ok(match task {
+        Task::Classify => capture::capture_profile_report(student, teacher, texts, &inputs.suite)
             .map_err(|e| flat(&e))?,
-        )?,
+        Task::Extract => {
+            extractive::extractive_profile_report(student, teacher, texts, &inputs.suite, fields)
+                .map_err(|e| flat(&e))?
+        }
+    })
+}
+
+fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<ExitCode> {
+    let settings = args.run.settings(task)?;
+    let stats = if args.report {
+        Some(report::settings(args.level, args.break_even)?)
+    } else {
+        None
+    };
+    let inputs = Inputs::load(
+        &args.texts,
+        args.suite.as_deref(),
+        args.out.as_deref(),
+        task,
+    )?;
+    let Inputs {
+        texts,
+        spec,
+        source: suite_source,
+        progress,
+        ..
+    } = &inputs;
+    let (student_spec, student) = open_model(
+        &args.student,
+        "--student",
+        &settings,
+        suite_core::Side::Student,
+        progress,
+    )?;
+    let (teacher_spec, teacher) = open_model(
+        &args.teacher,
+        "--teacher",
+        &settings,
+        suite_core::Side::Teacher,
+        progress,
+    )?;
+    let report = profile_report(&student, &teacher, &inputs, task, fields)?;
+    let mut json = match stats {
+        None => serde_json::to_value(report.profile())?,
+        Some(stats) => report
+            .with_models(
+                Some(student_spec.to_string()),
+                Some(teacher_spec.to_string()),
+            )
+            .with_settings(stats)
+            .with_suite_fingerprint(Some(report::fingerprint(spec)))
+            .to_json(),
     };
     progress.finish();
     student.finish()?;
@@ -284,7 +418,7 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         let run = run_info::RunInfo {
             task,
             fields,
-            suite: &suite_source,
+            suite: suite_source,
             texts_blake3: &texts.blake3,
             texts_count: texts.texts.len(),
             student: &student_spec,
@@ -293,8 +427,6 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         };
         map.insert("run".to_owned(), run.to_json());
     }
-    let mut bytes = serde_json::to_vec_pretty(&json)?;
-    bytes.push(b'\n');
-    output::write(args.out.as_deref(), &bytes)?;
+    report::write_json(args.out.as_deref(), &json)?;
     Ok(ExitCode::SUCCESS)
 }

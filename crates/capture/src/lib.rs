@@ -49,6 +49,8 @@ pub use profile_types::{Abstention, CaptureProfile, ProbePredictions, ViolationR
 // Everything a caller needs to build a suite and wrap models, so a crate that depends on
 // `capture` alone can use it (the README's example compiles with no other dependency).
 pub use serde_json;
+// The report types (`ProfileReport`, `Comparison`, counts, settings, gates).
+pub use profile_stats;
 pub use suite_core::{
     BatchFn, CapabilitySuite, Decision, Model, ModelError, PerItemFn, SuiteSpec, Transform,
     TransformSpec, case_jitter_invariance, keyboard_typo_corruption, whitespace_invariance,

@@ -69,6 +69,8 @@ pub use schema::validate_extraction_schema;
 // Everything a caller needs to build a suite and wrap models, so a crate that depends on
 // `extractive` alone can use it.
 pub use serde_json;
+// The report types (`ProfileReport`, `Comparison`, counts, settings, gates).
+pub use profile_stats;
 pub use suite_core::{
     BatchFn, CapabilitySuite, Decision, Model, ModelError, PerItemFn, SuiteSpec, Transform,
     TransformSpec, case_jitter_invariance, keyboard_typo_corruption, whitespace_invariance,

@@ -4,7 +4,8 @@
 //! (C. Loader, "Fast and accurate computation of binomial probabilities", 2000; the algorithm
 //! behind R's `dbinom`), which needs neither factorials nor a log-gamma function and keeps full
 //! relative precision for millions of trials. The tail is then summed downwards with the exact
-//! ratio of neighbouring terms.
+//! ratio of neighbouring terms. Up to 120 trials the tail is an exact integer sum instead
+//! (correctly rounded, so small tables give exact dyadic p-values such as 0.625).
 
 use std::f64::consts::PI;
 
@@ -12,6 +13,9 @@ use std::f64::consts::PI;
 /// distribution is never needed, since a two-sided p-value there is 1).
 pub(crate) fn lower_tail_half(k: u64, m: u64) -> f64 {
     debug_assert!(2 * k < m);
+    if m <= 120 {
+        return exact_lower_tail_half(k, m);
+    }
     let mut term = pmf_half(k, m);
     let mut sum = term;
     let mut i = k;
@@ -22,6 +26,19 @@ pub(crate) fn lower_tail_half(k: u64, m: u64) -> f64 {
         i -= 1;
     }
     sum
+}
+
+/// The tail as an exact integer sum of binomial coefficients over `2^m`, correctly rounded
+/// (every coefficient of `m <= 120` fits in 128 bits, and so does their sum).
+fn exact_lower_tail_half(k: u64, m: u64) -> f64 {
+    let mut coefficient: u128 = 1;
+    let mut sum: u128 = 1;
+    for i in 1..=k {
+        // C(m, i) = C(m, i − 1)·(m − i + 1)/i, exact at every step.
+        coefficient = coefficient * u128::from(m - i + 1) / u128::from(i);
+        sum += coefficient;
+    }
+    sum as f64 * (-(m as f64)).exp2()
 }
 
 /// `P(X = x)` for `X ~ Binomial(n, 1/2)`.
@@ -95,30 +112,23 @@ fn bd0(x: f64, np: f64) -> f64 {
 mod tests {
     use super::*;
 
-    /// Exact P(X ≤ k) for small m, by integer binomial coefficients.
-    fn exact(k: u64, m: u64) -> f64 {
-        let mut c: u128 = 1;
-        let mut total: u128 = 0;
-        for i in 0..=k {
-            if i > 0 {
-                c = c * u128::from(m - i + 1) / u128::from(i);
-            }
-            total += c;
-        }
-        total as f64 / 2f64.powi(m as i32)
-    }
-
     #[test]
-    fn matches_exact_sums_for_small_m() {
-        for m in 1..=100u64 {
+    fn the_saddle_point_sum_matches_exact_sums() {
+        for m in 1..=120u64 {
             for k in 0..m.div_ceil(2) {
                 if 2 * k >= m {
                     continue;
                 }
-                let (got, want) = (lower_tail_half(k, m), exact(k, m));
+                let mut term = pmf_half(k, m);
+                let mut sum = term;
+                for i in (1..=k).rev() {
+                    term *= i as f64 / (m - i + 1) as f64;
+                    sum += term;
+                }
+                let want = exact_lower_tail_half(k, m);
                 assert!(
-                    (got - want).abs() <= 1e-13 * want,
-                    "k={k} m={m}: {got} vs {want}"
+                    (sum - want).abs() <= 1e-13 * want,
+                    "k={k} m={m}: {sum} vs {want}"
                 );
             }
         }

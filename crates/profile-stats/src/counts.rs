@@ -229,15 +229,6 @@ impl AbstentionCounts {
     }
 
     fn merge(&mut self, other: &AbstentionCounts) -> Result<(), Error> {
-        if (self.student_decides, self.teacher_decides)
-            != (other.student_decides, other.teacher_decides)
-        {
-            return Err(Error::Mismatch {
-                what: "decision APIs".into(),
-                left: decides(self),
-                right: decides(other),
-            });
-        }
         self.both_answered += other.both_answered;
         self.student_only_escalated += other.student_only_escalated;
         self.teacher_only_escalated += other.teacher_only_escalated;
@@ -440,7 +431,7 @@ where
     pub fn merge(&mut self, other: &Self) -> Result<(), Error> {
         same_stages("corruptions", &self.corruptions, &other.corruptions)?;
         same_stages("invariances", &self.invariances, &other.invariances)?;
-        merge_abstention(&mut self.abstention, &other.abstention)?;
+        merge_abstention((&mut self.abstention, self.n), (&other.abstention, other.n))?;
         self.n += other.n;
         self.clean += other.clean;
         add_stages(&mut self.corruptions, &other.corruptions);
@@ -666,13 +657,22 @@ pub(crate) fn same_stages<V>(
     })
 }
 
+/// Adds abstention counts. Counts over no texts merge with any: nothing was decided, so
+/// they cannot tell a decision API from none (a command-line model shows its decision API in
+/// its answers, and an empty shard has none).
 fn merge_abstention(
-    mine: &mut Option<AbstentionCounts>,
-    theirs: &Option<AbstentionCounts>,
+    (mine, my_n): (&mut Option<AbstentionCounts>, u64),
+    (theirs, their_n): (&Option<AbstentionCounts>, u64),
 ) -> Result<(), Error> {
+    let flags = |a: &AbstentionCounts| (a.student_decides, a.teacher_decides);
     match (mine.as_mut(), theirs) {
         (None, None) => Ok(()),
-        (Some(a), Some(b)) => a.merge(b),
+        (Some(a), Some(b)) if flags(a) == flags(b) => a.merge(b),
+        (_, _) if their_n == 0 => Ok(()),
+        (_, _) if my_n == 0 => {
+            *mine = *theirs;
+            Ok(())
+        }
         (a, b) => Err(Error::Mismatch {
             what: "decision APIs".into(),
             left: a.map_or("neither side decides".into(), |a| decides(a)),
@@ -737,6 +737,32 @@ mod tests {
             .map(|x| (x.0 as f64 * e - t * (x.1 + x.2) as f64).powi(2))
             .sum();
         assert_eq!(sums.residual_square_sum(), direct);
+    }
+
+    #[test]
+    fn counts_over_no_texts_merge_whatever_their_decision_apis() {
+        let mut deciding =
+            ClassifyCounts::new(["t"], ["i"], Some(AbstentionCounts::new(true, false)));
+        deciding.record_clean(true);
+        if let Some(a) = &mut deciding.abstention {
+            a.record(true, false, true);
+        }
+        deciding.corruptions["t"].agree.record(true, true);
+        deciding.invariances["i"].changed.record(false, false);
+        let empty = ClassifyCounts::new(["t"], ["i"], None);
+        let mut merged = empty.clone();
+        merged.merge(&deciding).unwrap();
+        assert_eq!(merged, deciding);
+        let mut merged = deciding.clone();
+        merged.merge(&empty).unwrap();
+        assert_eq!(merged, deciding);
+        let mut plain = deciding.clone();
+        plain.abstention = None;
+        let err = deciding.clone().merge(&plain).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot merge: the decision APIs differ (student decides, teacher has none vs neither side decides)"
+        );
     }
 
     #[test]

@@ -234,6 +234,11 @@ impl CliModel {
         let mut inner = self.inner.borrow_mut();
         let inner = &mut *inner;
         inner.calls += 1;
+        if inner.calls == 1 {
+            // A model's first call opens its run, before any transform of that run has moved
+            // the stage tracker (in a comparison, the previous student's run left it at its end).
+            self.progress.new_run();
+        }
         let bar = self
             .progress
             .stage_bar(self.side, inner.calls, texts.len() as u64);

@@ -48,6 +48,12 @@ impl Progress {
         Arc::clone(&self.tracker)
     }
 
+    /// Starts a new profile run over the same suite (`capkit profile compare` runs one per
+    /// student): no transform has run yet, so the next calls are the probes and clean texts.
+    pub(crate) fn new_run(&self) {
+        self.tracker.store(0, Ordering::Relaxed);
+    }
+
     /// The stage of a model's `call`-th call (1-based).
     pub(crate) fn stage_name(&self, call: u64) -> String {
         match self.tracker.load(Ordering::Relaxed) {

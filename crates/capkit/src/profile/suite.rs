@@ -103,10 +103,10 @@ pub(crate) fn build(
     Ok(suite)
 }
 
-fn tracked(inner: &Transform, stage: usize, tracker: &Arc<AtomicUsize>) -> Transform {
-    let inner = inner.clone();
+fn tracked(original: &Transform, stage: usize, tracker: &Arc<AtomicUsize>) -> Transform {
+    let inner = original.clone();
     let tracker = Arc::clone(tracker);
-    if inner.uses_text_hash() {
+    let wrapped = if inner.uses_text_hash() {
         Transform::with_text_hash(move |text, hash| {
             tracker.store(stage, Ordering::Relaxed);
             inner.apply_with_hash(text, hash)
@@ -116,7 +116,9 @@ fn tracked(inner: &Transform, stage: usize, tracker: &Arc<AtomicUsize>) -> Trans
             tracker.store(stage, Ordering::Relaxed);
             inner.apply(text)
         })
-    }
+    };
+    // Same transform, same place on a severity curve.
+    wrapped.with_severity_of(original)
 }
 
 #[cfg(test)]
@@ -148,6 +150,8 @@ mod tests {
         for ((_, a), (_, b)) in plain.corruptions().zip(wrapped.corruptions()) {
             assert_eq!(a.apply(text), b.apply(text));
             assert_eq!(a.uses_text_hash(), b.uses_text_hash());
+            assert_eq!(a.severity(), b.severity());
+            assert!(b.severity().is_some(), "a typo keeps its rate as severity");
         }
         wrapped.invariance("whitespace").unwrap().apply(text);
         assert_eq!(tracker.load(Ordering::Relaxed), 5);

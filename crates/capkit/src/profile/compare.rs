@@ -1,0 +1,153 @@
+//! `capkit profile compare`: several students against one teacher.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::bail;
+use suite_core::{Model, Side};
+
+use crate::profile::model::Task;
+use crate::profile::{Inputs, RunArgs, checked_fields, flat, open_model, report, run_info};
+
+/// Which profile a comparison computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum TaskArg {
+    /// Classifiers (`capture_profile`): agreement with the teacher's labels.
+    Classify,
+    /// Field extractors (`extractive_capture_profile`): exact matches of the teacher's records.
+    Extract,
+}
+
+/// Arguments of `capkit profile compare`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct CompareArgs {
+    /// The texts (as for classify/extract).
+    #[arg(long, value_name = "FILE")]
+    texts: PathBuf,
+    /// A suite file. Default: `capkit profile default-suite`.
+    #[arg(long, value_name = "SUITE.json")]
+    suite: Option<PathBuf>,
+    /// The teacher model (cmd:…, http:…, openai:… or file:…); it answers each text once.
+    #[arg(long, value_name = "MODEL")]
+    teacher: String,
+    /// A student model; give two or more (each pair of students is compared).
+    #[arg(long = "student", value_name = "MODEL", required = true, num_args = 1)]
+    students: Vec<String>,
+    /// What the models do.
+    #[arg(long, value_enum, default_value = "classify")]
+    task: TaskArg,
+    /// The expected fields of `--task extract`, comma-separated.
+    #[arg(long, value_name = "a,b,c", value_delimiter = ',')]
+    fields: Vec<String>,
+    /// Write the comparison here (atomically) instead of stdout.
+    #[arg(long, value_name = "COMPARISON.json")]
+    out: Option<PathBuf>,
+    /// Add a top-level "run" block per student (as `--with-run-info` of classify/extract).
+    #[arg(long)]
+    with_run_info: bool,
+    /// Confidence level of the intervals.
+    #[arg(long, value_name = "LEVEL", default_value_t = 0.95)]
+    level: f64,
+    /// Threshold of the break-even severities.
+    #[arg(long, value_name = "T", default_value_t = 0.9)]
+    break_even: f64,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// Runs `capkit profile compare`.
+pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let task = match args.task {
+        TaskArg::Classify => Task::Classify,
+        TaskArg::Extract => Task::Extract,
+    };
+    let fields = checked_fields(&args.fields)?;
+    match (task, fields.is_empty()) {
+        (Task::Extract, true) => bail!("--task extract needs --fields a,b,c"),
+        (Task::Classify, false) => bail!("--fields is for --task extract"),
+        _ => {}
+    }
+    if args.students.len() < 2 {
+        bail!("give at least two --student models to compare");
+    }
+    let settings = args.run.settings(task)?;
+    let stats = report::settings(args.level, args.break_even)?;
+    let inputs = Inputs::load(
+        &args.texts,
+        args.suite.as_deref(),
+        args.out.as_deref(),
+        task,
+    )?;
+    let Inputs {
+        texts,
+        spec,
+        source: suite_source,
+        progress,
+        suite,
+    } = &inputs;
+    let (teacher_spec, teacher) = open_model(
+        &args.teacher,
+        "--teacher",
+        &settings,
+        Side::Teacher,
+        progress,
+    )?;
+    let mut students = Vec::with_capacity(args.students.len());
+    for raw in &args.students {
+        let (spec, model) = open_model(raw, "--student", &settings, Side::Student, progress)?;
+        let name = spec.to_string();
+        if students.iter().any(|(n, _, _): &(String, _, _)| *n == name) {
+            bail!("--student {name} is given twice");
+        }
+        students.push((name, spec, model));
+    }
+    let named: Vec<(&str, &dyn Model)> = students
+        .iter()
+        .map(|(name, _, model)| (name.as_str(), model as &dyn Model))
+        .collect();
+    let comparison = match task {
+        Task::Classify => capture::compare_students(&teacher, &named, &texts.texts, suite)
+            .map_err(|e| flat(&e))?,
+        Task::Extract => {
+            extractive::compare_students(&teacher, &named, &texts.texts, suite, &fields)
+                .map_err(|e| flat(&e))?
+        }
+    };
+    progress.finish();
+    teacher.finish()?;
+    for (_, _, model) in &students {
+        model.finish()?;
+    }
+    teacher.report_cache();
+    for (_, _, model) in &students {
+        model.report_cache();
+    }
+    let comparison = comparison
+        .with_teacher(Some(teacher_spec.to_string()))
+        .with_settings(stats)
+        .with_suite_fingerprint(Some(report::fingerprint(spec)));
+    let mut json = comparison.to_json();
+    if args.with_run_info
+        && let serde_json::Value::Object(map) = &mut json
+    {
+        let runs: Vec<serde_json::Value> = students
+            .iter()
+            .map(|(_, spec, _)| {
+                run_info::RunInfo {
+                    task,
+                    fields: &fields,
+                    suite: suite_source,
+                    texts_blake3: &texts.blake3,
+                    texts_count: texts.texts.len(),
+                    student: spec,
+                    teacher: &teacher_spec,
+                    settings: &settings,
+                }
+                .to_json()
+            })
+            .collect();
+        map.insert("runs".to_owned(), runs.into());
+    }
+    report::write_json(args.out.as_deref(), &json)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,81 @@
+//! What the report commands share: settings from flags, the suite's fingerprint, JSON files.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use profile_stats::{COMPARISON_FORMAT, Comparison, ProfileReport, REPORT_FORMAT, Settings};
+use serde_json::Value;
+use suite_core::SuiteSpec;
+
+use crate::profile::output;
+
+/// `--level` and `--break-even`, validated.
+pub(crate) fn settings(level: f64, break_even: f64) -> anyhow::Result<Settings> {
+    profile_stats::Level::new(level).map_err(|e| anyhow::anyhow!("--level: {e}"))?;
+    Settings::new(level, break_even).map_err(|e| anyhow::anyhow!("--break-even: {e}"))
+}
+
+/// `blake3:` of the suite's canonical JSON: equal for equal suites however their files are laid
+/// out, so reports of one suite merge and reports of two suites never do.
+pub(crate) fn fingerprint(spec: &SuiteSpec) -> String {
+    format!(
+        "blake3:{}",
+        blake3::hash(spec.to_json_string().as_bytes()).to_hex()
+    )
+}
+
+/// Pretty JSON and a line break, to `out` (atomically) or stdout.
+pub(crate) fn write_json(out: Option<&Path>, json: &Value) -> anyhow::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(json)?;
+    bytes.push(b'\n');
+    output::write(out, &bytes)
+}
+
+/// A report or a comparison read from a file.
+pub(crate) enum Document {
+    /// `capkit-profile-report/1`.
+    Report(Box<ProfileReport>),
+    /// `capkit-profile-comparison/1`.
+    Comparison(Comparison),
+}
+
+impl Document {
+    /// The document as JSON, its figures recomputed from its counts.
+    pub(crate) fn to_json(&self) -> Value {
+        match self {
+            Document::Report(r) => r.to_json(),
+            Document::Comparison(c) => c.to_json(),
+        }
+    }
+}
+
+/// Reads a report or comparison file (checked: format, shape, consistent counts) and its `run`
+/// blocks (`run` of a single run, `runs` of a merge), kept for provenance.
+pub(crate) fn read(path: &Path) -> anyhow::Result<(Document, Vec<Value>)> {
+    let at = || path.display().to_string();
+    let bytes = std::fs::read(path).with_context(at)?;
+    let json: Value =
+        serde_json::from_slice(&bytes).map_err(|e| anyhow::anyhow!("{}: not JSON: {e}", at()))?;
+    let format = json.get("format").and_then(Value::as_str);
+    let document = match format {
+        Some(COMPARISON_FORMAT) => Comparison::from_json(&json).map(Document::Comparison),
+        Some(REPORT_FORMAT) => {
+            ProfileReport::from_json(&json).map(|r| Document::Report(Box::new(r)))
+        }
+        other => anyhow::bail!(
+            "{}: not a capkit report: its `format` is {}; this capkit reads {REPORT_FORMAT} and \
+             {COMPARISON_FORMAT} (a bare profile has no counts: write one with `--report`)",
+            at(),
+            other.map_or("missing".to_owned(), |f| format!("{f:?}"))
+        ),
+    }
+    .map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
+    let mut runs = Vec::new();
+    if let Some(run) = json.get("run") {
+        runs.push(run.clone());
+    }
+    if let Some(Value::Array(more)) = json.get("runs") {
+        runs.extend(more.iter().cloned());
+    }
+    Ok((document, runs))
+}

@@ -1,0 +1,640 @@
+//! `capkit profile … --report`, `compare`, `merge` and `gate` end to end: the README's offline
+//! example (Python models), the merge property over random shards (precomputed `file:` models),
+//! comparisons, refusals, and the gate's exit codes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn capkit(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_capkit"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn ok(out: &Output) -> &Output {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+const PY_STUDENT: &str = "cmd:python3 examples/profile/student.py";
+const PY_STUDENT_B: &str = "cmd:python3 examples/profile/student_b.py";
+const PY_TEACHER: &str = "cmd:python3 examples/profile/teacher.py";
+
+/// `capkit profile classify --report` on the README's example models and suite, from the
+/// repository root.
+fn example_report(texts: &str, student: &str, out: &str) {
+    ok(&capkit(
+        &[
+            "profile",
+            "classify",
+            "--report",
+            "--texts",
+            texts,
+            "--suite",
+            "examples/profile/suite.json",
+            "--student",
+            student,
+            "--teacher",
+            PY_TEACHER,
+            "--no-cache",
+            "--out",
+            out,
+        ],
+        &root(),
+    ));
+}
+
+/// The README's commands, run from the repository root.
+#[test]
+fn readme_report_example_runs_offline_and_a_failing_gate_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let report = report.to_str().unwrap();
+    example_report("examples/profile/texts.txt", PY_STUDENT, report);
+    let json = read_json(Path::new(report));
+    assert_eq!(json["format"], "capkit-profile-report/1");
+    assert_eq!(
+        json["models"],
+        json!({"student": PY_STUDENT, "teacher": PY_TEACHER})
+    );
+    // The profile inside is the bare profile the README's first example prints.
+    assert_eq!(json["profile"]["clean_agreement"], 0.7);
+    assert_eq!(
+        json["counts"]["invariances"]["case"]["changed"],
+        json!({"both": 0, "student_only": 6, "teacher_only": 0, "neither": 4})
+    );
+    let case = &json["invariances"]["case"]["student_vs_teacher"];
+    assert_eq!(case["p"], 0.03125);
+    assert_eq!(case["difference"]["estimate"], 0.6);
+    assert_eq!(case["difference"]["method"], "newcombe_hybrid_score");
+    assert_eq!(json["clean"]["agreement"]["method"], "wilson");
+    assert_eq!(
+        json["curves"]["keyboard_typo"]["points"][2]["severity"],
+        0.2
+    );
+    assert_eq!(json["abstention"]["teacher"]["escalation"]["estimate"], 0.1);
+
+    let gate = capkit(
+        &[
+            "profile",
+            "gate",
+            report,
+            "--fail-on",
+            "invariances.case.student_vs_teacher.p < 0.05",
+            "--fail-on",
+            "clean.agreement.lower < 0.3",
+        ],
+        &root(),
+    );
+    assert_eq!(gate.status.code(), Some(2), "{}", stderr(&gate));
+    assert_eq!(
+        String::from_utf8_lossy(&gate.stdout),
+        "FAIL  invariances.case.student_vs_teacher.p = 0.03125 (fails when < 0.05)\n\
+         pass  clean.agreement.lower = 0.39677814746114537 (fails when < 0.3)\n"
+    );
+    assert!(
+        stderr(&gate).contains("1 of 2 gates failed"),
+        "{}",
+        stderr(&gate)
+    );
+    let pass = capkit(
+        &[
+            "profile",
+            "gate",
+            report,
+            "--fail-on",
+            "invariances.whitespace.student_vs_teacher.p < 0.05",
+        ],
+        &root(),
+    );
+    assert_eq!(pass.status.code(), Some(0), "{}", stderr(&pass));
+
+    // The README's shards: the first five texts and the rest, merged, give report.json.
+    let lines: Vec<String> = std::fs::read_to_string(root().join("examples/profile/texts.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let mut parts = Vec::new();
+    for (name, part) in [("part1", &lines[..5]), ("part2", &lines[5..])] {
+        let texts = dir.path().join(format!("{name}.txt"));
+        std::fs::write(&texts, part.join("\n") + "\n").unwrap();
+        let out = dir.path().join(format!("{name}.json"));
+        example_report(texts.to_str().unwrap(), PY_STUDENT, out.to_str().unwrap());
+        parts.push(out.display().to_string());
+    }
+    let merged = ok(&capkit(
+        &["profile", "merge", &parts[0], &parts[1]],
+        &root(),
+    ))
+    .stdout
+    .clone();
+    assert_eq!(serde_json::from_slice::<Value>(&merged).unwrap(), json);
+}
+
+/// `capkit profile gate REPORT --fail-on EXPR`.
+fn gate(dir: &Path, report: &str, expression: &str) -> Output {
+    capkit(&["profile", "gate", report, "--fail-on", expression], dir)
+}
+
+/// `capkit profile classify` with `models` (student, teacher) and `extra` arguments.
+fn classify(dir: &Path, texts: &str, models: &(String, String), extra: &[&str]) -> Output {
+    let mut args = vec!["profile", "classify", "--texts", texts];
+    args.extend(["--student", &models.0, "--teacher", &models.1]);
+    args.extend(extra);
+    capkit(&args, dir)
+}
+
+#[test]
+fn gate_errors_exit_1_and_name_the_valid_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    let r = path.to_str().unwrap();
+    let (texts, suite) = inputs(dir.path(), &TEXTS);
+    let models = file_models(dir.path(), &texts, &suite, Task::Classify);
+    ok(&classify(
+        dir.path(),
+        &texts,
+        &models,
+        &["--report", "--suite", &suite, "--out", r],
+    ));
+    let unknown = gate(dir.path(), r, "corruptions.typo_1.agreement.lower < 0.9");
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        stderr(&unknown).contains(
+            "unknown path `corruptions.typo_1.agreement.lower`: `corruptions` has no `typo_1`; \
+             valid: corruptions.typo_05, corruptions.typo_20, corruptions.drop"
+        ),
+        "{}",
+        stderr(&unknown)
+    );
+    let syntax = gate(dir.path(), r, "clean.agreement.lower ~ 0.9");
+    assert_eq!(syntax.status.code(), Some(1));
+    assert!(
+        stderr(&syntax).contains("no comparison operator"),
+        "{}",
+        stderr(&syntax)
+    );
+    // A usage error of `gate` is an error (1), never "a gate failed" (2).
+    let usage = capkit(&["profile", "gate", r], dir.path());
+    assert_eq!(usage.status.code(), Some(1), "{}", stderr(&usage));
+    assert_eq!(
+        gate(dir.path(), "nope.json", "n < 1").status.code(),
+        Some(1)
+    );
+    let list = ok(&capkit(&["profile", "gate", r, "--list"], dir.path()))
+        .stdout
+        .clone();
+    let list = String::from_utf8(list).unwrap();
+    assert!(
+        list.lines()
+            .any(|l| l == "invariances.case.student_vs_teacher.p"),
+        "{list}"
+    );
+    assert!(list.lines().any(|l| l == "counts.n"), "{list}");
+    // A bare profile has no counts to gate on.
+    let bare = dir.path().join("bare.json");
+    ok(&classify(
+        dir.path(),
+        &texts,
+        &models,
+        &["--suite", &suite, "--out", bare.to_str().unwrap()],
+    ));
+    let refused = gate(dir.path(), bare.to_str().unwrap(), "n < 1");
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("a bare profile has no counts: write one with `--report`"),
+        "{}",
+        stderr(&refused)
+    );
+    // --level belongs to --report.
+    let usage = classify(dir.path(), &texts, &models, &["--level", "0.9"]);
+    assert_eq!(usage.status.code(), Some(2));
+    let bad_level = classify(dir.path(), &texts, &models, &["--report", "--level", "95"]);
+    assert_eq!(bad_level.status.code(), Some(1));
+    assert!(
+        stderr(&bad_level)
+            .contains("--level: the confidence level must be strictly between 0 and 1, got 95"),
+        "{}",
+        stderr(&bad_level)
+    );
+}
+
+const TEXTS: [&str; 16] = [
+    "good food",
+    "Good service",
+    "not good at all",
+    "bad",
+    "the GOOD news",
+    "fine, good",
+    "nothing special",
+    "good good good",
+    "awful",
+    "a good day, mostly",
+    "terrible wait",
+    "GOOD",
+    "",
+    "good value for money",
+    "cold soup",
+    "really good coffee",
+];
+
+#[derive(Clone, Copy, PartialEq)]
+enum Task {
+    Classify,
+    Extract,
+}
+
+/// Writes `texts` (JSONL) and a suite with two typo rates, a declared-severity corruption and
+/// two invariances into `dir`.
+fn inputs(dir: &Path, texts: &[&str]) -> (String, String) {
+    let texts_path = dir.join("texts.jsonl");
+    let lines: String = texts
+        .iter()
+        .map(|t| format!("{}\n", json!({ "text": t })))
+        .collect();
+    std::fs::write(&texts_path, lines).unwrap();
+    let suite_path = dir.join("suite.json");
+    let suite = json!({
+        "corruptions": [
+            {"name": "typo_05", "transform": "keyboard_typo", "rate": 0.05},
+            {"name": "typo_20", "transform": "keyboard_typo", "rate": 0.2},
+            {"name": "drop", "transform": "identity", "severity": 1}
+        ],
+        "invariances": [
+            {"name": "case", "transform": "case_jitter"},
+            {"name": "whitespace", "transform": "whitespace"}
+        ],
+        "probes": ["", "good"]
+    });
+    std::fs::write(&suite_path, suite.to_string()).unwrap();
+    (
+        texts_path.display().to_string(),
+        suite_path.display().to_string(),
+    )
+}
+
+fn label(student: bool, text: &str) -> Value {
+    let good = if student {
+        text.contains("good")
+    } else {
+        text.to_lowercase().contains("good")
+    };
+    json!(if good { "pos" } else { "neg" })
+}
+
+fn record(student: bool, text: &str) -> Value {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if student {
+        json!({"first": words.first(), "n": words.len()})
+    } else {
+        json!({"first": words.first().map(|w| w.to_lowercase()), "n": words.len()})
+    }
+}
+
+/// `file:` predictions of a student (with a decision API) and a teacher for every text a run
+/// over `texts` and `suite` asks about (`capkit profile texts` lists them), for any shard of
+/// the texts.
+fn file_models(dir: &Path, texts: &str, suite: &str, task: Task) -> (String, String) {
+    let mut args = vec!["profile", "texts", "--texts", texts, "--suite", suite];
+    if task == Task::Extract {
+        args.push("--extract");
+    }
+    let listed = ok(&capkit(&args, dir)).stdout.clone();
+    let mut specs = Vec::new();
+    for (name, student) in [("student", true), ("teacher", false)] {
+        let mut lines = String::new();
+        for line in String::from_utf8(listed.clone()).unwrap().lines() {
+            let text = serde_json::from_str::<Value>(line).unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let mut answer = match task {
+                Task::Classify => json!({"text": text, "label": label(student, &text)}),
+                Task::Extract => json!({"text": text, "record": record(student, &text)}),
+            };
+            if student {
+                answer["decision"] = if text.contains(',') {
+                    Value::Null
+                } else {
+                    answer["label"].clone()
+                };
+                if task == Task::Extract {
+                    answer["decision"] = if text.contains(',') {
+                        Value::Null
+                    } else {
+                        answer["record"].clone()
+                    };
+                }
+            }
+            lines.push_str(&format!("{answer}\n"));
+        }
+        let path = dir.join(format!("{name}.jsonl"));
+        std::fs::write(&path, lines).unwrap();
+        specs.push(format!("file:{}", path.display()));
+    }
+    (specs[0].clone(), specs[1].clone())
+}
+
+/// Runs `--report` over `texts` (a shard) and returns the report file's path.
+fn report(
+    dir: &Path,
+    name: &str,
+    texts: &[&str],
+    suite: &str,
+    models: &(String, String),
+    task: Task,
+) -> String {
+    let path = dir.join(format!("{name}.texts.jsonl"));
+    let lines: String = texts
+        .iter()
+        .map(|t| format!("{}\n", json!({ "text": t })))
+        .collect();
+    std::fs::write(&path, lines).unwrap();
+    let out = dir.join(format!("{name}.json"));
+    let mut args = vec!["profile".to_owned()];
+    match task {
+        Task::Classify => args.push("classify".into()),
+        Task::Extract => args.extend(["extract".into(), "--fields".into(), "first,n".into()]),
+    }
+    for a in [
+        "--report",
+        "--texts",
+        path.to_str().unwrap(),
+        "--suite",
+        suite,
+        "--student",
+        &models.0,
+        "--teacher",
+        &models.1,
+        "--out",
+        out.to_str().unwrap(),
+    ] {
+        args.push(a.to_owned());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&capkit(&args, dir));
+    out.display().to_string()
+}
+
+proptest! {
+    // Each case runs capkit a few times: few cases, and no regression file in the source tree.
+    #![proptest_config(ProptestConfig { cases: 6, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// `capkit profile merge` of the reports of random shards is the report of all the texts.
+    #[test]
+    fn merged_shard_reports_are_the_report_of_all_texts(
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 1..3),
+        extract in any::<bool>(),
+    ) {
+        let task = if extract { Task::Extract } else { Task::Classify };
+        let dir = tempfile::tempdir().unwrap();
+        let (texts, suite) = inputs(dir.path(), &TEXTS);
+        let models = file_models(dir.path(), &texts, &suite, task);
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(TEXTS.len() + 1)).collect();
+        cuts.sort();
+        let mut bounds = vec![0];
+        bounds.extend(cuts);
+        bounds.push(TEXTS.len());
+        let shards: Vec<String> = bounds
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| report(dir.path(), &format!("shard{i}"), &TEXTS[w[0]..w[1]], &suite, &models, task))
+            .collect();
+        let whole = report(dir.path(), "whole", &TEXTS, &suite, &models, task);
+        let merged = dir.path().join("merged.json");
+        let mut args = vec!["profile", "merge"];
+        args.extend(shards.iter().map(String::as_str));
+        args.extend(["--out", merged.to_str().unwrap()]);
+        ok(&capkit(&args, dir.path()));
+        prop_assert_eq!(read_json(&merged), read_json(Path::new(&whole)));
+    }
+}
+
+#[test]
+fn merge_refuses_reports_of_other_suites_or_models_naming_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (texts, suite) = inputs(dir.path(), &TEXTS);
+    let models = file_models(dir.path(), &texts, &suite, Task::Classify);
+    let a = report(
+        dir.path(),
+        "a",
+        &TEXTS[..8],
+        &suite,
+        &models,
+        Task::Classify,
+    );
+    let swapped = (models.1.clone(), models.0.clone());
+    let b = report(
+        dir.path(),
+        "b",
+        &TEXTS[8..],
+        &suite,
+        &swapped,
+        Task::Classify,
+    );
+    let refused = capkit(&["profile", "merge", &a, &b], dir.path());
+    assert_eq!(refused.status.code(), Some(1));
+    let message = stderr(&refused);
+    assert!(
+        message.contains("a.json and ")
+            && message.contains("b.json: cannot merge: the models differ"),
+        "{message}"
+    );
+    // Another suite: one more invariance.
+    let other_suite = dir.path().join("other-suite.json");
+    let mut spec = read_json(Path::new(&suite));
+    spec["invariances"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "same", "transform": "identity"}));
+    std::fs::write(&other_suite, spec.to_string()).unwrap();
+    let c = report(
+        dir.path(),
+        "c",
+        &TEXTS[8..],
+        other_suite.to_str().unwrap(),
+        &models,
+        Task::Classify,
+    );
+    let refused = capkit(&["profile", "merge", &a, &c], dir.path());
+    assert!(
+        stderr(&refused).contains("cannot merge: the suites differ (blake3:"),
+        "{}",
+        stderr(&refused)
+    );
+    let one = capkit(&["profile", "merge", &a], dir.path());
+    assert_eq!(one.status.code(), Some(2), "merge needs two reports");
+}
+
+#[test]
+fn compare_pairs_the_readme_students_and_merges_over_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("comparison.json");
+    ok(&capkit(
+        &[
+            "profile",
+            "compare",
+            "--texts",
+            "examples/profile/texts.txt",
+            "--suite",
+            "examples/profile/suite.json",
+            "--teacher",
+            PY_TEACHER,
+            "--student",
+            PY_STUDENT,
+            "--student",
+            PY_STUDENT_B,
+            "--no-cache",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    ));
+    let json = read_json(&out);
+    assert_eq!(json["format"], "capkit-profile-comparison/1");
+    assert_eq!(json["teacher"], PY_TEACHER);
+    let pair = &json["pairs"][0];
+    assert_eq!(
+        (pair["first"].as_str(), pair["second"].as_str()),
+        (Some(PY_STUDENT), Some(PY_STUDENT_B))
+    );
+    assert_eq!(
+        pair["counts"]["clean"]["agree"],
+        json!({"both": 6, "first_only": 1, "second_only": 3, "neither": 0})
+    );
+    assert_eq!(pair["clean"]["p"], 0.625);
+    let b = &json["students"][PY_STUDENT_B];
+    assert_eq!(b["profile"]["clean_agreement"], 0.9);
+    // Student B escalates three texts, among them the one it gets wrong.
+    assert_eq!(
+        b["counts"]["abstention"]["student_only_escalated"],
+        json!({"agree": 2, "disagree": 1})
+    );
+    assert_eq!(
+        b["abstention"]["student"]["disagreements_escalated"]["estimate"],
+        1.0
+    );
+    // Each student's report is the report `classify --report` writes for it.
+    let alone = dir.path().join("alone.json");
+    example_report(
+        "examples/profile/texts.txt",
+        PY_STUDENT_B,
+        alone.to_str().unwrap(),
+    );
+    assert_eq!(&read_json(&alone), b);
+    // A gate reads a comparison too.
+    let gate = capkit(
+        &[
+            "profile",
+            "gate",
+            out.to_str().unwrap(),
+            "--fail-on",
+            "pairs.0.clean.p < 0.05",
+        ],
+        &root(),
+    );
+    assert_eq!(gate.status.code(), Some(0), "{}", stderr(&gate));
+}
+
+#[test]
+fn compare_shards_merge_into_the_comparison_of_all_texts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (texts, suite) = inputs(dir.path(), &TEXTS);
+    let (student, teacher) = file_models(dir.path(), &texts, &suite, Task::Classify);
+    let compare = |name: &str, shard: &[&str]| {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        let lines: String = shard
+            .iter()
+            .map(|t| format!("{}\n", json!({ "text": t })))
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+        let out = dir.path().join(format!("{name}.json"));
+        ok(&capkit(
+            &[
+                "profile",
+                "compare",
+                "--texts",
+                path.to_str().unwrap(),
+                "--suite",
+                &suite,
+                "--teacher",
+                &teacher,
+                "--student",
+                &student,
+                "--student",
+                &teacher,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            dir.path(),
+        ));
+        out.display().to_string()
+    };
+    let a = compare("a", &TEXTS[..5]);
+    let b = compare("b", &TEXTS[5..]);
+    let whole = compare("whole", &TEXTS);
+    let merged = ok(&capkit(&["profile", "merge", &a, &b], dir.path()))
+        .stdout
+        .clone();
+    let merged: Value = serde_json::from_slice(&merged).unwrap();
+    assert_eq!(merged, read_json(Path::new(&whole)));
+    // A report and a comparison do not merge.
+    let r = report(
+        dir.path(),
+        "r",
+        &TEXTS,
+        &suite,
+        &(student.clone(), teacher.clone()),
+        Task::Classify,
+    );
+    let mixed = capkit(&["profile", "merge", &a, &r], dir.path());
+    assert!(
+        stderr(&mixed).contains("cannot merge a report with a comparison"),
+        "{}",
+        stderr(&mixed)
+    );
+    let twice = capkit(
+        &[
+            "profile",
+            "compare",
+            "--texts",
+            &texts,
+            "--teacher",
+            &teacher,
+            "--student",
+            &student,
+            "--student",
+            &student,
+        ],
+        dir.path(),
+    );
+    assert!(
+        stderr(&twice).contains("is given twice"),
+        "{}",
+        stderr(&twice)
+    );
+}
