@@ -8,6 +8,9 @@
 //! than approximated.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use serde_json::{Map, Number, Value};
@@ -29,11 +32,41 @@ pub(crate) enum LabelMode {
 pub(crate) struct Converter<'py> {
     mode: LabelMode,
     last: Option<(Bound<'py, PyAny>, Label)>,
+    strings: StrCache<'py>,
+}
+
+/// `str` objects already converted in this batch, by identity: records built as `dict(R)` share
+/// their key and value objects, and under the abi3-py39 API each fresh UTF-8 copy costs a
+/// temporary `bytes` object. Holding the object keeps its address from being reused.
+#[derive(Default)]
+pub(crate) struct StrCache<'py> {
+    by_address: HashMap<usize, (Bound<'py, PyString>, String), FixedState>,
+}
+
+/// Past this many distinct `str` objects a batch is not repeating itself; stop remembering.
+const STR_CACHE_LIMIT: usize = 1 << 14;
+
+impl<'py> StrCache<'py> {
+    fn get(&mut self, s: &Bound<'py, PyString>) -> PyResult<String> {
+        let address = s.as_ptr() as usize;
+        if let Some((_, text)) = self.by_address.get(&address) {
+            return Ok(text.clone());
+        }
+        let text = s.to_cow()?.into_owned();
+        if self.by_address.len() < STR_CACHE_LIMIT {
+            self.by_address.insert(address, (s.clone(), text.clone()));
+        }
+        Ok(text)
+    }
 }
 
 impl<'py> Converter<'py> {
     pub(crate) fn new(mode: LabelMode) -> Converter<'py> {
-        Converter { mode, last: None }
+        Converter {
+            mode,
+            last: None,
+            strings: StrCache::default(),
+        }
     }
 
     pub(crate) fn convert(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Label> {
@@ -42,12 +75,16 @@ impl<'py> Converter<'py> {
         {
             return Ok(label.clone());
         }
-        let label = match self.mode {
-            LabelMode::StrForm => Value::String(str_form(obj)?),
-            LabelMode::Value => to_value(obj)?,
-        };
-        self.last = Some((obj.clone(), label.clone()));
-        Ok(label)
+        match self.mode {
+            LabelMode::StrForm => {
+                let label = Value::String(str_form(obj)?);
+                self.last = Some((obj.clone(), label.clone()));
+                Ok(label)
+            }
+            // Records are fresh objects (`dict(R)`) far more often than repeats; remembering
+            // one would cost a deep copy per answer.
+            LabelMode::Value => value_with(obj, &mut self.strings),
+        }
     }
 }
 
@@ -62,11 +99,15 @@ pub(crate) fn str_form(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 /// A Python value as JSON: `dict` (string keys, order kept), `list`, `str`, `int`, finite
 /// `float`, `bool`, `None`. Anything else is a `TypeError`/`ValueError` naming what it was.
 pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    value_with(obj, &mut StrCache::default())
+}
+
+fn value_with<'py>(obj: &Bound<'py, PyAny>, strings: &mut StrCache<'py>) -> PyResult<Value> {
     if obj.is_none() {
         return Ok(Value::Null);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
+        return Ok(Value::String(strings.get(s)?));
     }
     // bool before int: `True` is an `int` in Python.
     if let Ok(b) = obj.cast::<PyBool>() {
@@ -103,7 +144,7 @@ pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
                     str_form(&k).unwrap_or_default()
                 ))
             })?;
-            map.insert(key.to_cow()?.into_owned(), to_value(&v)?);
+            map.insert(strings.get(key)?, value_with(&v, strings)?);
         }
         return Ok(Value::Object(map));
     }

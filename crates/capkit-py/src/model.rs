@@ -7,6 +7,8 @@
 //! `None` escalates. The profile runs with the GIL released and attaches only around these calls;
 //! a Python exception travels back as the model's error, untouched, so the caller can re-raise it.
 
+use std::sync::{Arc, Mutex};
+
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
@@ -19,13 +21,47 @@ use crate::convert::{Converter, LabelMode};
 pub(crate) struct PyModel {
     obj: Py<PyAny>,
     mode: LabelMode,
+    batches: SharedBatch,
+}
+
+/// The Python list of the last batch, shared by the two models of one profile: the engine asks
+/// the student, then the teacher, about the same texts, and upstream hands both the very same
+/// list object too. Texts are identified by address: within one profile every text lives in the
+/// engine's table until the profile ends, so an address never names two texts.
+#[derive(Clone, Default)]
+pub(crate) struct SharedBatch(Arc<Mutex<Option<LastBatch>>>);
+
+/// The (address, length) of each text of the last batch, and its Python list.
+type LastBatch = (Vec<(usize, usize)>, Py<PyList>);
+
+impl SharedBatch {
+    fn list<'py>(&self, py: Python<'py>, texts: &[&str]) -> PyResult<Bound<'py, PyList>> {
+        let key: Vec<(usize, usize)> = texts
+            .iter()
+            .map(|t| (t.as_ptr() as usize, t.len()))
+            .collect();
+        let mut last = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((k, list)) = last.as_ref()
+            && *k == key
+        {
+            return Ok(list.bind(py).clone());
+        }
+        let list = PyList::new(py, texts)?;
+        *last = Some((key, list.clone().unbind()));
+        Ok(list)
+    }
 }
 
 impl PyModel {
-    pub(crate) fn new(obj: &Bound<'_, PyAny>, mode: LabelMode) -> PyModel {
+    /// A model over `obj`; the student and teacher of one profile share `batches`.
+    pub(crate) fn new(obj: &Bound<'_, PyAny>, mode: LabelMode, batches: &SharedBatch) -> PyModel {
         PyModel {
             obj: obj.clone().unbind(),
             mode,
+            batches: batches.clone(),
         }
     }
 }
@@ -79,7 +115,7 @@ fn boxed(err: PyErr) -> ModelError {
 impl Model for PyModel {
     fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
         Python::attach(|py| {
-            let inputs = PyList::new(py, texts)?;
+            let inputs = self.batches.list(py, texts)?;
             let outputs = predict(self.obj.bind(py), &inputs)?;
             let mut converter = Converter::new(self.mode);
             outputs
@@ -93,7 +129,7 @@ impl Model for PyModel {
     fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
         Python::attach(|py| {
             let run = || -> PyResult<Option<Vec<Decision>>> {
-                let inputs = PyList::new(py, texts)?;
+                let inputs = self.batches.list(py, texts)?;
                 let Some(decisions) = decide(self.obj.bind(py), &inputs)? else {
                     return Ok(None);
                 };

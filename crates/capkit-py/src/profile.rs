@@ -12,7 +12,7 @@ use suite_core::{CapabilitySuite, KeyboardTypo, Side, Stage, Transform, TypoRng}
 
 use crate::convert::{LabelMode, str_form, strs_of, texts_of, to_value, type_name};
 use crate::errors::{capture_error, extractive_error, with_context};
-use crate::model::{PyModel, predict};
+use crate::model::{PyModel, SharedBatch, predict};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTransform>()?;
@@ -238,8 +238,9 @@ fn capture_profile<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let texts = texts_of(texts)?;
     let (rust_suite, probes) = rust_suite(suite, &texts)?;
-    let s = PyModel::new(student, LabelMode::StrForm);
-    let t = PyModel::new(teacher, LabelMode::StrForm);
+    let batches = SharedBatch::default();
+    let s = PyModel::new(student, LabelMode::StrForm, &batches);
+    let t = PyModel::new(teacher, LabelMode::StrForm, &batches);
     let profile: CaptureProfile = py
         .detach(|| capture::capture_profile(&s, &t, &texts, &rust_suite))
         .map_err(|e| capture_error(py, e))?;
@@ -292,8 +293,9 @@ fn extractive_capture_profile<'py>(
     let texts = texts_of(texts)?;
     let fields = strs_of(fields, "fields")?;
     let (rust_suite, _probes) = rust_suite(suite, &texts)?;
-    let s = PyModel::new(student, LabelMode::Value);
-    let t = PyModel::new(teacher, LabelMode::Value);
+    let batches = SharedBatch::default();
+    let s = PyModel::new(student, LabelMode::Value, &batches);
+    let t = PyModel::new(teacher, LabelMode::Value, &batches);
     let profile: ExtractiveProfile = py
         .detach(|| extractive::extractive_capture_profile(&s, &t, &texts, &rust_suite, &fields))
         .map_err(|e| extractive_error(py, e))?;
