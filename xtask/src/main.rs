@@ -6,6 +6,9 @@
 //! * `test`: the README's test command: `cargo test --workspace`, then the Python package's tests
 //!   (a release wheel built by maturin, installed into `target/py/venv`, pytest; see `python.rs`).
 //! * `readme-snippets`: every Rust block of a README is a doc test using only its crate.
+//! * `package-check`: `cargo publish --dry-run` of every publishable package in dependency order,
+//!   then the packaged file lists: no test fixture (upstream goldens are GPL-derived), a README
+//!   and both licence files in each; prints each `.crate`'s size.
 //! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, tests, docs, goldens, the
 //!   golden self-test, cargo deny).
 //!
@@ -20,7 +23,7 @@ use anyhow::{Context, Result, bail};
 
 mod python;
 
-const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | readme-snippets | ci>";
+const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | readme-snippets | package-check | ci>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,6 +45,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("golden-selftest") => golden_selftest(),
         Some("test") => test(),
         Some("readme-snippets") => readme_snippets(),
+        Some("package-check") => package_check(),
         Some("ci") => ci(),
         _ => bail!("{USAGE}"),
     }
@@ -334,6 +338,114 @@ fn readme_snippets() -> Result<()> {
     Ok(())
 }
 
+/// The publishable packages: every `crates/*` manifest without `publish = false`, as
+/// (package name, directory).
+fn publishable() -> Result<Vec<(String, PathBuf)>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("crates")? {
+        let dir = entry?.path();
+        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
+        if manifest.lines().any(|l| l.trim() == "publish = false") {
+            continue;
+        }
+        let name = manifest
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("name = \""))
+            .and_then(|rest| rest.strip_suffix('"'))
+            .with_context(|| format!("{}/Cargo.toml: no package name", dir.display()))?;
+        out.push((name.to_owned(), dir));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Why a packaged file must not ship, if it must not: test data (the upstream goldens and
+/// expectation files are GPL-derived), insta snapshots.
+fn forbidden(file: &str) -> Option<&'static str> {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    let parts: Vec<&str> = file.split('/').collect();
+    if parts
+        .iter()
+        .any(|p| matches!(*p, "tests" | "fixtures" | "scenarios" | "snapshots"))
+    {
+        return Some("test data");
+    }
+    if matches!(name, "data.json" | "data_alt.json")
+        || (name.starts_with("expect") && name.ends_with(".jsonl"))
+    {
+        return Some("an upstream (GPL-derived) fixture");
+    }
+    if name.ends_with(".snap") {
+        return Some("a snapshot");
+    }
+    None
+}
+
+/// Every publishable package packages and verifies (in dependency order, local dependencies
+/// resolved from the packages themselves), and ships no forbidden file.
+fn package_check() -> Result<()> {
+    let packages = publishable()?;
+    let mut args: Vec<String> = ["publish", "--dry-run", "--allow-dirty", "--quiet"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    for (name, _) in &packages {
+        args.push("-p".to_owned());
+        args.push(name.clone());
+    }
+    let args_ref: Vec<&str> = args.iter().map(String::as_str).collect();
+    step("packages (publish dry run)", &args_ref)?;
+    let mut problems = Vec::new();
+    for (name, dir) in &packages {
+        let output = Command::new(cargo())
+            .args(["package", "--list", "--allow-dirty", "--quiet", "-p", name])
+            .stderr(Stdio::null())
+            .output()
+            .with_context(|| format!("listing the files of {name}"))?;
+        if !output.status.success() {
+            bail!("`cargo package --list -p {name}` failed");
+        }
+        let files: Vec<String> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        for file in &files {
+            if let Some(why) = forbidden(file) {
+                problems.push(format!("{name}: {file} is {why}; add it to `exclude`"));
+            }
+        }
+        for needed in ["README.md", "LICENSE-MIT", "LICENSE-APACHE"] {
+            if !files.iter().any(|f| f == needed) {
+                problems.push(format!("{name} ({}): no {needed}", dir.display()));
+            }
+        }
+        let crate_file = std::fs::read_dir("target/package")?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| {
+                p.file_name().is_some_and(|n| {
+                    let n = n.to_string_lossy();
+                    n.starts_with(&format!("{name}-"))
+                        && n.ends_with(".crate")
+                        && n[name.len() + 1..].starts_with(|c: char| c.is_ascii_digit())
+                })
+            });
+        let size = crate_file
+            .as_ref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or("?".to_owned(), |m| {
+                format!("{:.1} KiB", m.len() as f64 / 1024.0)
+            });
+        println!("xtask: {name}: {} files, {size} .crate", files.len());
+    }
+    if !problems.is_empty() {
+        bail!("packaging problems:\n  {}", problems.join("\n  "));
+    }
+    println!("xtask: every publishable package packages cleanly");
+    Ok(())
+}
+
 fn ci() -> Result<()> {
     step("format", &["fmt", "--all", "--", "--check"])?;
     step(
@@ -377,6 +489,7 @@ fn ci() -> Result<()> {
     }
     println!("xtask ci: goldens");
     check_goldens(&[])?;
+    package_check()?;
     golden_selftest()?;
     step(
         "dependency policy",
@@ -384,4 +497,39 @@ fn ci() -> Result<()> {
     )?;
     println!("xtask ci: all green");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{forbidden, rust_blocks};
+
+    #[test]
+    fn test_data_and_upstream_fixtures_are_forbidden_in_a_crate() {
+        for file in [
+            "tests/fixtures/data.json",
+            "data.json",
+            "data_alt.json",
+            "tests/fixtures/expect_alt.jsonl",
+            "expect.jsonl",
+            "fixtures/wilson.json",
+            "tests/snapshots/x.snap",
+            "scenarios/scenario_01.json",
+        ] {
+            assert!(forbidden(file).is_some(), "{file}");
+        }
+        for file in [
+            "src/lib.rs",
+            "data/english/numerals.json",
+            "README.md",
+            "LICENSE-MIT",
+        ] {
+            assert!(forbidden(file).is_none(), "{file}");
+        }
+    }
+
+    #[test]
+    fn rust_blocks_are_found() {
+        let md = "text\n```rust\nuse a::b;\n```\n```sh\nls\n```\n```rust\nfn f() {}\n```\n";
+        assert_eq!(rust_blocks(md), ["use a::b;\n", "fn f() {}\n"]);
+    }
 }
