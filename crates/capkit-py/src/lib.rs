@@ -12,9 +12,17 @@ mod convert;
 #[cfg(feature = "python")]
 mod errors;
 #[cfg(feature = "python")]
+mod files;
+#[cfg(feature = "python")]
 mod model;
 #[cfg(feature = "python")]
+mod mutator;
+#[cfg(feature = "python")]
 mod profile;
+#[cfg(feature = "python")]
+mod reprs;
+#[cfg(feature = "python")]
+mod typo;
 
 #[cfg(feature = "python")]
 use pyo3::prelude::*;
@@ -25,5 +33,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     profile::register(m)?;
+    typo::register(m)?;
+    mutator::register(m)?;
     Ok(())
 }

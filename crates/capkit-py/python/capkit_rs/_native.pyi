@@ -1,6 +1,36 @@
 """Type stubs of the native module ``capkit_rs._native`` (the Rust side of the package)."""
 
-from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Protocol, Union
+import asyncio
+import os
+from typing import IO, Any, Callable, Dict, Iterable, List, Literal, Optional, Protocol, Tuple, Union, final
+
+from typing_extensions import Self
+
+from .mutator import (
+    Inference as Inference,
+    InterpretiveFieldState as InterpretiveFieldState,
+    InterpretiveState as InterpretiveState,
+    StructuredInput as StructuredInput,
+    ValueConfidence as ValueConfidence,
+)
+from .typo import (
+    Corpus as Corpus,
+    Data as Data,
+    Example as Example,
+    Keyboard as Keyboard,
+    Registry as Registry,
+    ScoreResult as ScoreResult,
+    Splitter as Splitter,
+    Stats as Stats,
+    Summary as Summary,
+    Task as Task,
+    TaskInfo as TaskInfo,
+    Unregistered as Unregistered,
+    Variant as _Variant,
+    _Examples,
+)
+
+_PathLike = Union[str, "os.PathLike[str]"]
 
 __version__: str
 
@@ -51,3 +81,76 @@ def validate_extraction_schema(
     record: Dict[str, Any], source_text: str, fields: Iterable[str]
 ) -> Dict[str, Union[bool, List[str]]]:
     """``{"complete", "grounded", "missing", "ungrounded"}`` for one record against its source text."""
+
+# --- typo (re-exported by capkit_rs.typo without the prefix) ---------------------------------
+
+typo_DEFAULT_RATIO: Tuple[float, float, float]
+typo_TRAIN: str
+typo_VAL: str
+typo_TEST: str
+typo_FIELDS: Tuple[str, ...]
+typo_KEYBOARD_NAMES: Tuple[str, ...]
+
+def typo_select(registry: Registry, *ids: str) -> List[Task]: ...
+def typo_task_info(id: str) -> Optional[TaskInfo]: ...
+def typo_emit(tasks: Iterable[Task], corpus: Iterable[str], source: str = "") -> Corpus: ...
+def typo_emit_with_empty(tasks: Iterable[Task], corpus: Iterable[str], source: str = "") -> Corpus: ...
+def typo_assign(corpus: Corpus, ratio: Any = None, salt: str = "") -> None: ...
+def typo_leakage(examples: _Examples) -> List[str]: ...
+def typo_representable(example: Example) -> bool: ...
+def typo_filter(examples: _Examples, split: str) -> Corpus: ...
+def typo_write_jsonl(dest: Union[_PathLike, IO[bytes]], examples: _Examples) -> str: ...
+def typo_read_jsonl(src: Union[_PathLike, IO[bytes]]) -> Corpus: ...
+def typo_jsonl_bytes(examples: _Examples) -> bytes: ...
+def typo_stats(examples: _Examples) -> Stats: ...
+def typo_split_hash(salt: str, input: str) -> int: ...
+def typo_split_position(hash: int) -> float: ...
+def typo_fingerprint(jsonl: bytes) -> str: ...
+def typo_score(task: Task, input: str, predict: Iterable[_Variant]) -> ScoreResult: ...
+def typo_summarize(results: Iterable[ScoreResult], registry: Registry) -> List[Summary]: ...
+
+# --- mutator (wrapped by capkit_rs.mutator) ---------------------------------------------------
+
+mutator_DEFAULT_MUTATOR_ID: str
+
+@final
+class LlmMutatorCore:
+    """The Rust half of ``capkit_rs.mutator.LLMMutator``: the client and the mutator id."""
+
+    def __new__(cls, client: Any, mutator_id: Optional[str] = None) -> Self: ...
+    @property
+    def client(self) -> Any: ...
+    @property
+    def mutator_id(self) -> str: ...
+
+def mutator_evaluate(
+    mutator: Any,
+    pre_state: InterpretiveState,
+    expected_post_state: InterpretiveState,
+    mutation_input: StructuredInput,
+    metadata: Optional[Dict[str, Any]] = None,
+    event_loop: Optional[asyncio.AbstractEventLoop] = None,
+) -> Dict[str, Any]: ...
+def mutator_mutate(
+    core: LlmMutatorCore,
+    state: InterpretiveState,
+    input: StructuredInput,
+    metadata: Optional[Dict[str, Any]] = None,
+    event_loop: Optional[asyncio.AbstractEventLoop] = None,
+) -> InterpretiveState: ...
+def mutator_compare_states(expected: InterpretiveState, actual: InterpretiveState) -> Dict[str, Any]: ...
+def mutator_build_prompt(state: InterpretiveState, input: StructuredInput) -> str: ...
+def mutator_parse_reply(raw: str) -> List[Dict[str, Any]]: ...
+def mutator_run_dataset(
+    path: Optional[_PathLike] = None,
+    *,
+    text: Optional[str] = None,
+    client: Any = None,
+    event_loop: Optional[asyncio.AbstractEventLoop] = None,
+    concurrency: int = 4,
+    mutator_id: str = ...,
+    out: Optional[_PathLike] = None,
+    summary_out: Optional[_PathLike] = None,
+    progress: Optional[Callable[[int], Any]] = None,
+) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]: ...
+def mutator_summarize(results: Iterable[Dict[str, Any]]) -> Dict[str, Any]: ...
