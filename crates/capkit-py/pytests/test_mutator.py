@@ -508,6 +508,14 @@ def test_runner_failures_are_counted_apart(tmp_path):
         mutator.run_dataset(cases, object())
     with pytest.raises(FileNotFoundError):
         mutator.run_dataset(cases, out=tmp_path / "no" / "dir.jsonl")
+    # Every output is checked before any is touched.
+    out = tmp_path / "kept.jsonl"
+    with pytest.raises(FileNotFoundError):
+        mutator.run_dataset(cases, out=out, summary_out=tmp_path / "no" / "summary.json")
+    assert not out.exists()
+    with pytest.raises(IsADirectoryError):
+        mutator.run_dataset(cases, out=tmp_path)
+    assert sorted(os.listdir(tmp_path)) == [], "no temporary file is left behind"
 
 
 def many_cases(n: int):

@@ -18,6 +18,8 @@ mod model;
 #[cfg(feature = "python")]
 mod mutator;
 #[cfg(feature = "python")]
+mod native;
+#[cfg(feature = "python")]
 mod profile;
 #[cfg(feature = "python")]
 mod reprs;

@@ -34,6 +34,7 @@ _PathLike = Union[str, "os.PathLike[str]"]
 
 __version__: str
 
+@final
 class Transform:
     """A built-in text transform implemented in Rust; call it like a function."""
 
@@ -41,7 +42,7 @@ class Transform:
         """Applies the transform to one text (the GIL is released while it runs)."""
 
 def keyboard_typo_corruption(
-    rate: float, *, seed: int = 0, rng: Literal["chacha", "mixle"] = "chacha"
+    rate: float, *, seed: Optional[int] = None, rng: Literal["chacha", "mixle"] = "chacha"
 ) -> Transform:
     """Each letter (Unicode 14.0 category L) becomes a random ``a``-``z`` with probability ``rate``.
 

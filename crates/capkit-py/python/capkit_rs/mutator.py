@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Union
 
 from . import _native
+from ._reexport import adopt
 
 __all__ = [
     "BaseLLMClient",
@@ -456,9 +457,26 @@ class DatasetRun:
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def _dataset_args(cases: Any) -> Dict[str, Any]:
+def _runner_args(
+    cases: Any,
+    client: Any,
+    concurrency: int,
+    mutator_id: str,
+    out: Optional[PathLike],
+    summary_out: Optional[PathLike],
+    progress: Optional[Callable[[int], Any]],
+) -> Dict[str, Any]:
+    """The native runner's arguments: a path, or the cases as JSONL text."""
+    args: Dict[str, Any] = {
+        "client": client,
+        "concurrency": concurrency,
+        "mutator_id": mutator_id,
+        "out": out,
+        "summary_out": summary_out,
+        "progress": progress,
+    }
     if isinstance(cases, (str, os.PathLike)):
-        return {"path": cases}
+        return {"path": cases, **args}
     if isinstance(cases, (bytes, bytearray)):
         raise TypeError("cases must be a path or an iterable of case dicts, not bytes")
     lines = []
@@ -466,7 +484,7 @@ def _dataset_args(cases: Any) -> Dict[str, Any]:
         if not isinstance(case, dict):
             raise TypeError(f"cases[{i}] must be a dict, got {type(case).__name__}")
         lines.append(json.dumps(case, allow_nan=False))
-    return {"text": "\n".join(lines) + "\n"}
+    return {"text": "\n".join(lines) + "\n", **args}
 
 
 def run_dataset(
@@ -506,16 +524,8 @@ def run_dataset(
             ),
             "run_dataset",
         )
-    results, summary = _native.mutator_run_dataset(
-        **_dataset_args(cases),
-        client=client,
-        concurrency=concurrency,
-        mutator_id=mutator_id,
-        out=out,
-        summary_out=summary_out,
-        progress=progress,
-    )
-    return DatasetRun(results, summary)
+    kwargs = _runner_args(cases, client, concurrency, mutator_id, out, summary_out, progress)
+    return DatasetRun(*_native.mutator_run_dataset(**kwargs))
 
 
 async def run_dataset_async(
@@ -530,17 +540,8 @@ async def run_dataset_async(
 ) -> DatasetRun:
     """``run_dataset`` as a coroutine: the Rust runner works in the loop's default executor and
     an async client's coroutines run on this loop, up to ``concurrency`` at a time."""
-    results, summary = await _in_worker(
-        _native.mutator_run_dataset,
-        **_dataset_args(cases),
-        client=client,
-        concurrency=concurrency,
-        mutator_id=mutator_id,
-        out=out,
-        summary_out=summary_out,
-        progress=progress,
-    )
-    return DatasetRun(results, summary)
+    kwargs = _runner_args(cases, client, concurrency, mutator_id, out, summary_out, progress)
+    return DatasetRun(*await _in_worker(_native.mutator_run_dataset, **kwargs))
 
 
 def summarize(results: Any) -> Dict[str, Any]:
@@ -549,11 +550,4 @@ def summarize(results: Any) -> Dict[str, Any]:
     return _native.mutator_summarize(results)
 
 
-for _name in __all__:
-    _obj = globals()[_name]
-    if callable(_obj) and getattr(_obj, "__module__", None) == "capkit_rs._native":
-        try:
-            _obj.__module__ = __name__
-        except (AttributeError, TypeError):
-            pass
-del _name, _obj
+adopt(globals(), __all__)

@@ -28,6 +28,7 @@ import enum
 from typing import NamedTuple, Union
 
 from . import _native
+from ._reexport import adopt
 
 __all__ = [
     "CATALOG",
@@ -155,11 +156,4 @@ summarize = _native.typo_summarize
 #: The catalogue entry of all 22 tasks, registered or not, in id order.
 CATALOG = tuple(Registry.catalog())
 
-for _name in __all__:
-    _obj = globals()[_name]
-    if callable(_obj) and getattr(_obj, "__module__", None) == "capkit_rs._native":
-        try:
-            _obj.__module__ = __name__
-        except (AttributeError, TypeError):
-            pass
-del _name, _obj
+adopt(globals(), __all__)

@@ -26,8 +26,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// Adds a `#[pyfunction]` under `mutator_` + its Python name, keeping the clean `__name__`.
+/// Adds a `#[pyfunction]` as `mutator_<its name>`.
 fn add_function(m: &Bound<'_, PyModule>, f: Bound<'_, pyo3::types::PyCFunction>) -> PyResult<()> {
-    let name: String = f.getattr("__name__")?.extract()?;
-    m.add(format!("mutator_{name}"), f)
+    crate::native::add_prefixed(m, "mutator", f)
 }

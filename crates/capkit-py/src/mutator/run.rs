@@ -20,7 +20,7 @@ use super::add_function;
 use super::client::{Calls, PyClient, PyMutator};
 use super::state::{PyInterpretiveState, PyStructuredInput, json_py};
 use crate::convert::{to_value, type_name};
-use crate::files::os_error;
+use crate::files::{check_writable, os_error, write_bytes_atomically};
 use crate::reprs::repr_str;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -348,6 +348,11 @@ fn py_run_dataset<'py>(
             ));
         }
     };
+    // Every output is checked before any is touched (as the command line does): a refused
+    // `summary_out` must not leave an emptied `out` behind.
+    for p in out.iter().chain(&summary_out) {
+        check_writable(p)?;
+    }
     if let Some(c) = &client
         && !c.bind(py).hasattr("generate")?
     {
@@ -427,10 +432,10 @@ fn py_run_dataset<'py>(
     }
     let summary = summary.finish();
     if let Some(p) = &summary_out {
-        // `--summary-out`: the aggregate as indented JSON and a newline.
+        // `--summary-out`: the aggregate as indented JSON and a newline, written atomically.
         let text = serde_json::to_string_pretty(&summary)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        std::fs::write(p, text + "\n").map_err(|e| os_error(p, &e, "cannot write"))?;
+        write_bytes_atomically(p, (text + "\n").as_bytes())?;
     }
     let list = PyList::empty(py);
     for r in &results {

@@ -32,10 +32,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// Adds a `#[pyfunction]` under `typo_` + its Python name, keeping the clean `__name__`.
+/// Adds a `#[pyfunction]` as `typo_<its name>`.
 fn add_function(m: &Bound<'_, PyModule>, f: Bound<'_, pyo3::types::PyCFunction>) -> PyResult<()> {
-    let name: String = f.getattr("__name__")?.extract()?;
-    m.add(format!("typo_{name}"), f)
+    crate::native::add_prefixed(m, "typo", f)
 }
 
 /// `capkit_rs.typo.Needs(needs.as_str())`.
