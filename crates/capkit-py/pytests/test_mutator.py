@@ -11,7 +11,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from capkit_cli import require_capkit
 from capkit_rs import mutator
 from capkit_rs.mutator import (
     EvaluationContext,
@@ -438,24 +438,10 @@ def normalise_times(line: str) -> str:
     return re.sub(r'"(time_used|latency_p50|latency_p95)":\s*[-0-9.e+]+', r'"\1":0', line)
 
 
-def capkit_binary():
-    """The `capkit` binary of this checkout (built by `cargo test`/`cargo build`), if any."""
-    if os.environ.get("CAPKIT_BIN"):
-        return os.environ["CAPKIT_BIN"]
-    target = Path(os.environ.get("CARGO_TARGET_DIR", CRATES.parent / "target"))
-    for profile in ("debug", "release"):
-        exe = target / profile / "capkit"
-        if exe.exists():
-            return str(exe)
-    return shutil.which("capkit")
-
-
 def test_result_lines_equal_capkit_mutator_eval(tmp_path):
     """`run_dataset(out=...)` writes the lines `capkit mutator eval --replay --out` writes (timings
     aside), and `summary_out` its `--summary-out`."""
-    exe = capkit_binary()
-    if exe is None:
-        pytest.skip("no capkit binary: run `cargo build -p capkit` (or set CAPKIT_BIN)")
+    exe = require_capkit()
     for cases in (EXAMPLE_CASES, golden_dataset(tmp_path)):
         cli_out, cli_summary = tmp_path / "cli.jsonl", tmp_path / "cli_summary.json"
         proc = subprocess.run(

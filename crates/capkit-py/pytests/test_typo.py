@@ -10,11 +10,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from capkit_cli import require_capkit
 from capkit_rs import typo
 
 FIXTURES = Path(__file__).resolve().parents[2] / "typo-tasks" / "tests" / "fixtures"
@@ -347,6 +350,55 @@ def test_golden_corpus_writejsonl_byte_for_byte(registry, tmp_path):
     assert typo.jsonl_bytes(back) == want
     with open(out, "rb") as f:
         assert typo.read_jsonl(f) == kept
+
+
+def test_jsonl_equals_capkit_typo_emit(tmp_path):
+    """The whole 457-name golden corpus × the embedded English registry, written by the Python
+    API, is byte for byte what `capkit typo emit` writes (splits, source and all)."""
+    exe = require_capkit()
+    corpus_file = FIXTURES / "inputs.txt"
+    cli_out = tmp_path / "cli.jsonl"
+    proc = subprocess.run(
+        [exe, "typo", "emit", "--corpus", str(corpus_file), "--drop-unrepresentable",
+         "--salt", "s1", "--ratio", "7,2,1", "--out", str(cli_out)],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    registry = typo.Registry()
+    corpus = typo.emit(registry.select(), corpus_file.read_text().split("\n"), source="inputs.txt")
+    typo.assign(corpus, (7, 2, 1), salt="s1")
+    py_out = tmp_path / "py.jsonl"
+    fingerprint = typo.write_jsonl(py_out, corpus.representable_only())
+    assert py_out.read_bytes() == cli_out.read_bytes()
+    assert f"fingerprint {fingerprint}" in proc.stderr
+    assert str(typo.stats(corpus.representable_only())) in proc.stderr
+
+
+def test_emit_releases_the_gil():
+    """While a large emit runs in Rust, another Python thread keeps running."""
+    names = fixture("bench_domains2000.txt").split("\n") * 2
+    tasks = typo.Registry().select()
+    ticks = []
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.0005)
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        time.sleep(0.01)
+        start = time.perf_counter()
+        corpus = typo.emit(tasks, names)
+        end = time.perf_counter()
+    finally:
+        stop.set()
+        spinner.join()
+    assert len(corpus) > 10_000
+    inside = [t for t in ticks if start < t < end]
+    assert len(inside) >= 3, (end - start, len(inside))
 
 
 def test_golden_writejsonl_refuses_bf_having_written_nothing(harness, registry, tmp_path):
