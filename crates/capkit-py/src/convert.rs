@@ -162,7 +162,6 @@ fn value_with<'py>(obj: &Bound<'py, PyAny>, strings: &mut StrCache<'py>) -> PyRe
 }
 
 /// A JSON value as the Python value it came from.
-#[allow(dead_code, reason = "the typo and mutator bindings use it")]
 pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
         Value::Null => py.None().into_bound(py),

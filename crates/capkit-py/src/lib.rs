@@ -20,7 +20,11 @@ mod mutator;
 #[cfg(feature = "python")]
 mod native;
 #[cfg(feature = "python")]
+mod plan;
+#[cfg(feature = "python")]
 mod profile;
+#[cfg(feature = "python")]
+mod report;
 #[cfg(feature = "python")]
 mod reprs;
 #[cfg(feature = "python")]
@@ -37,5 +41,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     profile::register(m)?;
     typo::register(m)?;
     mutator::register(m)?;
+    report::register(m)?;
+    plan::register(m)?;
     Ok(())
 }

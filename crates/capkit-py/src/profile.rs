@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use profile_types::{Abstention, CaptureProfile, ExtractiveProfile};
-use suite_core::{CapabilitySuite, KeyboardTypo, Side, Stage, Transform, TypoRng};
+use suite_core::{CapabilitySuite, KeyboardTypo, Side, Stage, Transform, TransformSpec, TypoRng};
 
 use crate::convert::{LabelMode, str_form, strs_of, texts_of, to_value, type_name};
 use crate::errors::{capture_error, extractive_error, with_context};
@@ -17,22 +17,18 @@ use crate::model::{PyModel, SharedBatch, predict};
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTransform>()?;
     m.add_function(wrap_pyfunction!(keyboard_typo_corruption, m)?)?;
+    m.add_function(wrap_pyfunction!(_transform_from_spec, m)?)?;
     m.add_function(wrap_pyfunction!(capture_profile, m)?)?;
     m.add_function(wrap_pyfunction!(extractive_capture_profile, m)?)?;
     m.add_function(wrap_pyfunction!(validate_extraction_schema, m)?)?;
     let py = m.py();
     m.add(
         "case_jitter_invariance",
-        PyTransform::new(
-            suite_core::case_jitter_invariance(),
-            "case_jitter_invariance",
-        )
-        .into_pyobject(py)?,
+        PyTransform::new(TransformSpec::CaseJitter, "case_jitter_invariance")?.into_pyobject(py)?,
     )?;
     m.add(
         "whitespace_invariance",
-        PyTransform::new(suite_core::whitespace_invariance(), "whitespace_invariance")
-            .into_pyobject(py)?,
+        PyTransform::new(TransformSpec::Whitespace, "whitespace_invariance")?.into_pyobject(py)?,
     )?;
     Ok(())
 }
@@ -43,15 +39,29 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub(crate) struct PyTransform {
     inner: Transform,
     repr: String,
+    /// What rebuilds it in another process (pickling, for Ray workers).
+    spec: TransformSpec,
 }
 
 impl PyTransform {
-    fn new(inner: Transform, repr: impl Into<String>) -> PyTransform {
-        PyTransform {
+    fn new(spec: TransformSpec, repr: impl Into<String>) -> PyResult<PyTransform> {
+        let inner = spec
+            .build()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(PyTransform {
             inner,
             repr: repr.into(),
-        }
+            spec,
+        })
     }
+}
+
+/// Rebuilds a pickled [`PyTransform`] from its spec (the JSON of a `TransformSpec`).
+#[pyfunction]
+fn _transform_from_spec(spec: &str, repr: &str) -> PyResult<PyTransform> {
+    let spec: TransformSpec =
+        serde_json::from_str(spec).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    PyTransform::new(spec, repr)
 }
 
 #[pymethods]
@@ -71,6 +81,16 @@ impl PyTransform {
 
     fn __repr__(&self) -> String {
         self.repr.clone()
+    }
+
+    /// Pickling support: a transform is rebuilt from its spec, so suites travel to Ray workers.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, String))> {
+        let rebuild = py
+            .import("capkit_rs._native")?
+            .getattr("_transform_from_spec")?;
+        let spec =
+            serde_json::to_string(&self.spec).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok((rebuild, (spec, self.repr.clone())))
     }
 }
 
@@ -121,16 +141,25 @@ fn keyboard_typo_corruption(
             )));
         }
     };
-    let typo = match KeyboardTypo::new(value, seed_value).and_then(|t| t.with_rng(typo_rng)) {
-        Ok(t) => t,
-        Err(suite_core::Error::InvalidRate { .. }) => return Err(message()?),
-        Err(other) => return Err(PyValueError::new_err(other.to_string())),
-    };
+    // Validate here so a bad rate raises upstream's message with the rate as Python prints it.
+    if let Err(e) = KeyboardTypo::new(value, seed_value).and_then(|t| t.with_rng(typo_rng)) {
+        return Err(match e {
+            suite_core::Error::InvalidRate { .. } => message()?,
+            other => PyValueError::new_err(other.to_string()),
+        });
+    }
     let repr = format!(
         "keyboard_typo_corruption({}, seed={seed_value}, rng={rng:?})",
         str_form(rate)?
     );
-    Ok(PyTransform::new(typo.into_transform(), repr))
+    PyTransform::new(
+        TransformSpec::KeyboardTypo {
+            rate: value,
+            seed: seed_value,
+            rng: typo_rng,
+        },
+        repr,
+    )
 }
 
 /// A Python callable used as a transform: applied under the GIL before the profile runs, once
@@ -159,7 +188,7 @@ fn python_transform(f: &Bound<'_, PyAny>, texts: &[String], what: &str) -> PyRes
 
 /// The Rust suite behind a Python `CapabilitySuite` (anything with `corruptions`, `invariances`
 /// mappings and a `probes` iterable, mixle's own suites included), and its raw probes.
-fn rust_suite<'py>(
+pub(crate) fn rust_suite<'py>(
     suite: &Bound<'py, PyAny>,
     texts: &[String],
 ) -> PyResult<(CapabilitySuite, Bound<'py, PyList>)> {

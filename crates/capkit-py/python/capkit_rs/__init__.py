@@ -8,8 +8,14 @@ A drop-in replacement for mixle 0.7's capability API -- switch with one import l
 Same names, parameters and returned ``dict`` s (values and key order) as
 ``mixle.task.capability`` and ``mixle.task.generative_capability``; the built-in transforms run
 in Rust with the GIL released, each distinct text is sent to each model once, and any Python
-callable still works as a corruption or invariance. Typo tasks live in :mod:`capkit_rs.typo`,
-mutator evaluation in :mod:`capkit_rs.mutator`.
+callable still works as a corruption or invariance.
+
+Beyond mixle: :func:`capture_profile_report` / :func:`extractive_profile_report` return the
+counts behind a profile with intervals, paired tests and severity curves (the JSON of
+``capkit profile --report``), :func:`merge_reports` adds reports over other texts, and
+:func:`compare_students` runs several students against one teacher. Typo tasks live in
+:mod:`capkit_rs.typo`, mutator evaluation in :mod:`capkit_rs.mutator`, profiles on Ray in
+:mod:`capkit_rs.ray` (optional extra ``capkit-rs[ray]``).
 """
 
 from __future__ import annotations
@@ -21,9 +27,13 @@ from ._native import (
     Transform,
     __version__,
     capture_profile,
+    capture_profile_report,
     case_jitter_invariance,
+    compare_students,
     extractive_capture_profile,
+    extractive_profile_report,
     keyboard_typo_corruption,
+    merge_reports,
     validate_extraction_schema,
     whitespace_invariance,
 )
@@ -33,9 +43,13 @@ __all__ = [
     "Transform",
     "__version__",
     "capture_profile",
+    "capture_profile_report",
     "case_jitter_invariance",
+    "compare_students",
     "extractive_capture_profile",
+    "extractive_profile_report",
     "keyboard_typo_corruption",
+    "merge_reports",
     "validate_extraction_schema",
     "whitespace_invariance",
 ]

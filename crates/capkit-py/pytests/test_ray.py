@@ -1,0 +1,121 @@
+"""Profiles on a local Ray (ray.init(num_cpus=2)): equal to the single-process report."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+if not os.environ.get("CAPKIT_REQUIRE_ORACLE"):
+    pytest.importorskip("ray")
+import ray  # noqa: E402
+
+import capkit_rs  # noqa: E402
+import capkit_rs.ray as capkit_ray  # noqa: E402
+from capkit_rs import CapabilitySuite, keyboard_typo_corruption  # noqa: E402
+
+WORDS = ["good", "bad", "Good", "fine", "GOOD", "awful"]
+TEXTS = [f"review {i % 997}: the food was {WORDS[i % 6]} and {WORDS[(i * 7) % 6]}" for i in range(10_000)]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield
+    ray.shutdown()
+
+
+def suite():
+    return CapabilitySuite(
+        corruptions={"typo_05": keyboard_typo_corruption(0.05), "typo_20": keyboard_typo_corruption(0.2), "upper": str.upper},
+        invariances={"case": capkit_rs.case_jitter_invariance, "space": capkit_rs.whitespace_invariance},
+        probes=["", "good", "GOOD!!!"],
+    )
+
+
+def student_labels(texts):
+    return ["pos" if "good" in t else "neg" for t in texts]
+
+
+def student_fn(batch):
+    """What a Ray Data user writes: a function over a dict batch."""
+    return {"label": student_labels(batch["text"])}
+
+
+class Teacher:
+    """A callable class (an actor per worker), constructed with arguments."""
+
+    def __init__(self, word):
+        self.word = word
+
+    def __call__(self, batch):
+        return {"label": [1 if self.word in t.lower() else 0 for t in batch["text"]]}
+
+
+def records(texts):
+    return [{"food": t.split()[-3], "id": t.split(":")[0]} for t in texts]
+
+
+def test_classify_report_on_ray_equals_single_process():
+    expected = capkit_rs.capture_profile_report(
+        lambda ts: student_labels(ts), lambda ts: Teacher("good")({"text": ts})["label"], TEXTS, suite()
+    )
+    teacher = capkit_ray.model(Teacher, fn_constructor_args=("good",), concurrency=1, batch_size=512)
+    got = capkit_ray.profile(TEXTS, suite(), student=student_fn, teacher=teacher, shards=4)
+    assert got == expected
+    profile = capkit_rs.capture_profile(
+        lambda ts: student_labels(ts), lambda ts: Teacher("good")({"text": ts})["label"], TEXTS, suite()
+    )
+    # A report keeps probe predictions as their str() forms.
+    profile["probes"] = {side: [str(p) for p in preds] for side, preds in profile["probes"].items()}
+    assert got["profile"] == profile
+    # Another shard count, the same report (no output depends on the split).
+    assert capkit_ray.profile(TEXTS[:3000], suite(), student=student_fn, teacher=teacher, shards=7) == (
+        capkit_rs.capture_profile_report(
+            lambda ts: student_labels(ts), lambda ts: Teacher("good")({"text": ts})["label"], TEXTS[:3000], suite()
+        )
+    )
+
+
+def test_extract_report_on_ray_equals_single_process():
+    s = CapabilitySuite(corruptions={"typo": keyboard_typo_corruption(0.1)}, invariances={"space": capkit_rs.whitespace_invariance})
+    expected = capkit_rs.extractive_profile_report(lambda ts: records(ts), lambda ts: records([t.lower() for t in ts]), TEXTS, s, fields=["food", "id"])
+    got = capkit_ray.profile(
+        ray.data.from_items([{"text": t} for t in TEXTS]),
+        s,
+        student=lambda b: {"record": records(b["text"])},
+        teacher=lambda b: {"record": records([t.lower() for t in b["text"]])},
+        fields=["food", "id"],
+        shards=4,
+    )
+    assert got == expected
+
+
+def test_a_failing_model_fails_the_job_with_side_stage_and_text_ids():
+    def flaky(batch):
+        if any("BOOM" in t for t in batch["text"]):
+            raise ValueError("cannot read capitals")
+        return {"label": ["x"] * len(batch["text"])}
+
+    s = CapabilitySuite(corruptions={"shout": lambda t: t.replace("food", "BOOM")})
+    with pytest.raises(RuntimeError) as err:
+        capkit_ray.profile(TEXTS[:200], s, student=lambda b: {"label": ["x"] * len(b["text"])}, teacher=flaky, shards=2)
+    message = str(err.value)
+    assert message.startswith("teacher model failed on a batch of ")
+    assert "shard 0: clean, corruption:shout" in message
+    assert "ValueError: cannot read capitals" in message
+    assert "text ids shard:position 0:" in message
+
+
+def test_importing_capkit_rs_does_not_import_ray():
+    code = (
+        "import importlib, pkgutil, sys, capkit_rs\n"
+        "for m in pkgutil.iter_modules(capkit_rs.__path__):\n"
+        "    if m.name != 'ray': importlib.import_module('capkit_rs.' + m.name)\n"
+        "print('ray' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "False"

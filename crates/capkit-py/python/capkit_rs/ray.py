@@ -1,0 +1,259 @@
+"""Profiles on Ray: the models run as Ray Data batch inference, capkit plans and folds.
+
+Optional extra: ``pip install "capkit-rs[ray]"``. Nothing else in ``capkit_rs`` imports Ray.
+
+The work is split in three, so that a teacher behind many GPUs is used the way Ray users already
+run batch inference:
+
+1. **plan** -- for each shard of texts, the distinct texts of every stage (clean, corruptions,
+   invariances), computed by capkit's own profile engine: each distinct text of a shard is
+   predicted once per model, exactly as in a single process;
+2. **predict** -- Ray Data runs each model over those texts with ``map_batches`` and the options
+   you give (``num_gpus``, ``concurrency``, ``batch_size``, ...);
+3. **fold** -- each shard's predictions are folded into the additive counts of a profile report
+   and the shard reports are merged (:func:`capkit_rs.merge_reports`).
+
+The result equals :func:`capkit_rs.capture_profile_report` (or
+:func:`capkit_rs.extractive_profile_report`) over the same texts, for any number of shards,
+blocks or workers: counts are sums, so neither the split nor the order of blocks can change
+them. Decision APIs are not reached on Ray (the report has no abstention block).
+
+A model is what a Ray Data user writes for ``map_batches``: a function or a callable class whose
+batch (a ``dict`` of numpy arrays) has a ``"text"`` column and which returns a batch with a
+``"label"`` column (classifiers) or a ``"record"`` column of ``dict`` s (extractors), or simply a
+list of labels or records. Wrap it with :func:`model` to pass ``map_batches`` options::
+
+    teacher = capkit_rs.ray.model(VllmTeacher, concurrency=4, num_gpus=1, batch_size=256)
+    report = capkit_rs.ray.profile(texts, suite, student=student, teacher=teacher, shards=64)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+import ray
+
+from . import _native
+
+__all__ = ["RayModel", "model", "profile"]
+
+
+@dataclass
+class RayModel:
+    """A batch-inference callable (function or class) and the ``map_batches`` options to run it with."""
+
+    fn: Any
+    options: Dict[str, Any] = field(default_factory=dict)
+
+
+def model(fn: Any, **map_batches_options: Any) -> RayModel:
+    """Wraps a function or callable class with its ``map_batches`` options (``num_gpus``,
+    ``concurrency``, ``batch_size``, ``fn_constructor_args``, ``fn_constructor_kwargs``, ...)."""
+    return RayModel(fn, dict(map_batches_options))
+
+
+class _Side:
+    """Runs one side's model inside a Ray worker and turns its answers into text columns."""
+
+    def __init__(self, fn: Any, side: str, task: str, ctor_args: Sequence[Any], ctor_kwargs: Dict[str, Any]):
+        self.side = side
+        self.task = task
+        self.model = fn(*ctor_args, **ctor_kwargs) if isinstance(fn, type) else fn
+
+    def __call__(self, batch: Dict[str, Any]) -> Dict[str, Any]:
+        texts = [str(t) for t in batch["text"]]
+        try:
+            out = self.model({"text": batch["text"]})
+            column = "label" if self.task == "classify" else "record"
+            answers = list(out[column]) if isinstance(out, dict) else list(out)
+            if len(answers) != len(texts):
+                raise ValueError(f"returned {len(answers)} answers for {len(texts)} texts")
+            if self.task == "classify":
+                encoded = [str(a) for a in answers]
+            else:
+                encoded = [json.dumps(_plain(a)) for a in answers]
+        except Exception as exc:
+            stages: Dict[int, List[str]] = {}
+            for shard, stage in zip(batch["shard"], batch["stage"]):
+                seen = stages.setdefault(int(shard), [])
+                if str(stage) not in seen:
+                    seen.append(str(stage))
+            where = "; ".join(f"shard {s}: {', '.join(st)}" for s, st in sorted(stages.items()))
+            ids = [f"{int(s)}:{int(p)}" for s, p in zip(batch["shard"], batch["pos"])]
+            shown = ", ".join(ids[:10]) + (", ..." if len(ids) > 10 else "")
+            raise RuntimeError(
+                f"{self.side} model failed on a batch of {len(ids)} texts ({where}; text ids "
+                f"shard:position {shown}): {type(exc).__name__}: {exc}"
+            ) from exc
+        return {**batch, self.side: encoded}
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays inside a record as plain Python values (JSON-able)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _map(ds: Any, side: str, task: str, m: Any) -> Any:
+    if not isinstance(m, RayModel):
+        m = RayModel(m)
+    options = dict(m.options)
+    ctor_args = options.pop("fn_constructor_args", ())
+    ctor_kwargs = options.pop("fn_constructor_kwargs", {})
+    options.setdefault("batch_format", "numpy")
+    if isinstance(m.fn, type):
+        options.setdefault("concurrency", 1)
+        return ds.map_batches(
+            _Side,
+            fn_constructor_args=(m.fn, side, task, tuple(ctor_args), dict(ctor_kwargs)),
+            **options,
+        )
+    side_fn = _Side(m.fn, side, task, (), {})
+    return ds.map_batches(side_fn, **options)
+
+
+def _shards(texts: Any, shards: int) -> List[List[str]]:
+    """The texts in `shards` contiguous shards (a Ray Dataset is streamed through in order)."""
+    if hasattr(texts, "iter_batches"):
+        items = [str(t) for b in texts.iter_batches(batch_format="numpy") for t in b["text"]]
+    else:
+        items = [str(t) for t in texts]
+    shards = max(1, min(shards, len(items) or 1))
+    size = -(-len(items) // shards) if items else 0
+    return [items[i * size : (i + 1) * size] for i in range(shards)]
+
+
+def profile(
+    texts: Any,
+    suite: Any,
+    *,
+    student: Any,
+    teacher: Any,
+    fields: Optional[Iterable[str]] = None,
+    shards: int = 8,
+    student_name: Optional[str] = None,
+    teacher_name: Optional[str] = None,
+    level: float = 0.95,
+    break_even: float = 0.9,
+) -> Dict[str, Any]:
+    """The profile report of `student` against `teacher` on `texts` under `suite`, on Ray.
+
+    `texts`: a list/iterable of texts or a Ray Dataset with a ``"text"`` column. `student`,
+    `teacher`: batch-inference functions or callable classes (see the module doc), optionally
+    wrapped by :func:`model` with their ``map_batches`` options. With `fields`, the models are
+    extractors and the report is the extractive one. Returns the same ``dict`` as
+    :func:`capkit_rs.capture_profile_report` / :func:`capkit_rs.extractive_profile_report` over
+    the same texts. A failing model fails the whole call with the side, shard, stage and text ids
+    in the message; a partial report is never returned.
+    """
+    import ray.data
+
+    task = "classify" if fields is None else "extract"
+    field_list = None if fields is None else [str(f) for f in fields]
+    options = {"student_name": student_name, "teacher_name": teacher_name, "level": level, "break_even": break_even}
+    parts = _shards(texts, shards)
+    refs = [ray.put(part) for part in parts]
+
+    # Probes (classifiers only) are predicted once, on the driver's side of the job, and every
+    # shard's report carries the same probe predictions, so the reports merge.
+    probes = list(dict.fromkeys(str(p) for p in getattr(suite, "probes", []) or [])) if task == "classify" else []
+    probe_rows = [{"shard": -1, "pos": i, "stage": "probes", "text": p} for i, p in enumerate(probes)]
+    probe_lookup = _collect(_predict(ray.data.from_items(probe_rows), task, student, teacher), task) if probe_rows else {}
+    probe_answers = probe_lookup.get(-1, {"student": {}, "teacher": {}})
+
+    def plan(row: Dict[str, Any]) -> List[Dict[str, Any]]:
+        shard = int(row["shard"])
+        return [
+            {"shard": shard, "pos": pos, "stage": stage, "text": text}
+            for pos, (text, stage) in enumerate(_native._plan_texts(ray.get(refs[shard]), suite))
+        ]
+
+    def fold(group: Dict[str, Any]) -> Dict[str, Any]:
+        shard = int(group["shard"][0])
+        answers = {"student": dict(probe_answers["student"]), "teacher": dict(probe_answers["teacher"])}
+        for side in ("student", "teacher"):
+            for text, value in zip(group["text"], group[side]):
+                answers[side][str(text)] = str(value) if task == "classify" else json.loads(value)
+        report = _report(task, answers, ray.get(refs[shard]), suite, field_list, options)
+        return {"shard": [shard], "report": [json.dumps(report)]}
+
+    shards_ds = ray.data.from_items([{"shard": i} for i in range(len(parts))])
+    planned = shards_ds.flat_map(plan)
+    folded = _predict(planned, task, student, teacher).groupby("shard", num_partitions=max(1, min(len(parts), 64))).map_groups(
+        fold, batch_format="numpy"
+    )
+    try:
+        rows = folded.take_all()
+    except Exception as exc:  # Ray wraps worker errors; surface ours, whole
+        raise _unwrap(exc) from exc
+
+    # A shard whose plan was empty (no texts) has no group: its report is the empty one.
+    by_shard: Dict[int, str] = {}
+    for row in rows:
+        shard, report = int(row["shard"]), str(row["report"])
+        if by_shard.setdefault(shard, report) != report:
+            raise RuntimeError(f"shard {shard} was folded twice with different results")
+    reports = []
+    for shard, part in enumerate(parts):
+        if shard in by_shard:
+            reports.append(json.loads(by_shard[shard]))
+        else:
+            reports.append(_report(task, probe_answers, part, suite, field_list, options))
+    return _native.merge_reports(reports)
+
+
+def _predict(ds: Any, task: str, student: Any, teacher: Any) -> Any:
+    return _map(_map(ds, "student", task, student), "teacher", task, teacher)
+
+
+def _collect(ds: Any, task: str) -> Dict[int, Dict[str, Dict[str, Any]]]:
+    try:
+        rows = ds.take_all()
+    except Exception as exc:
+        raise _unwrap(exc) from exc
+    out: Dict[int, Dict[str, Dict[str, Any]]] = {}
+    for row in rows:
+        lookup = out.setdefault(int(row["shard"]), {"student": {}, "teacher": {}})
+        for side in ("student", "teacher"):
+            value = row[side]
+            lookup[side][str(row["text"])] = str(value) if task == "classify" else json.loads(value)
+    return out
+
+
+def _report(task, answers, texts, suite, fields, options):
+    s, t = _Lookup(answers["student"]), _Lookup(answers["teacher"])
+    if task == "classify":
+        return _native.capture_profile_report(s, t, texts, suite, **options)
+    return _native.extractive_profile_report(s, t, texts, suite, fields=fields, **options)
+
+
+class _Lookup:
+    """A batch model answering from the predictions Ray computed."""
+
+    def __init__(self, answers: Dict[str, Any]):
+        self.answers = answers
+
+    def batch(self, texts: List[str]) -> List[Any]:
+        return [self.answers[str(t)] for t in texts]
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    """The capkit error inside Ray's wrapping (RayTaskError and friends), if there is one."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, RuntimeError) and " model failed on a batch" in str(seen).split("\n")[0]:
+            return RuntimeError(str(seen).split("\n")[0])
+        cause = getattr(seen, "cause", None) or seen.__cause__
+        if cause is seen:
+            break
+        seen = cause
+    found = re.search(r"(student|teacher) model failed on a batch[^\n]*", str(exc))
+    return RuntimeError(found.group(0)) if found else exc

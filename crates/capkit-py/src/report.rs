@@ -1,0 +1,192 @@
+//! Reports from Python: the counts behind a profile with intervals, paired tests, severity
+//! curves and the abstention analysis (crate `profile-stats`), their merge, and student
+//! comparisons. Reports are the JSON documents `capkit profile --report` writes, as `dict`s.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+use profile_stats::{Comparison, ProfileReport, Settings};
+use suite_core::{CapabilitySuite, Model};
+
+use crate::convert::{LabelMode, strs_of, texts_of, to_py, to_value, type_name};
+use crate::errors::{capture_error, extractive_error};
+use crate::model::{PyModel, SharedBatch};
+use crate::profile::rust_suite;
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(capture_profile_report, m)?)?;
+    m.add_function(wrap_pyfunction!(extractive_profile_report, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_reports, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_students, m)?)?;
+    Ok(())
+}
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The Rust suite of a report: a report records its probes' predictions, so probes (which a
+/// report keeps as text) must be `str`.
+fn report_suite(
+    suite: &Bound<'_, PyAny>,
+    texts: &[String],
+    with_probes: bool,
+) -> PyResult<CapabilitySuite> {
+    let (mut rust, probes) = rust_suite(suite, texts)?;
+    if with_probes {
+        for probe in probes.iter() {
+            let p = probe.cast::<PyString>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "a report keeps its probes as text: suite.probes must hold str values, got {}",
+                    type_name(&probe)
+                ))
+            })?;
+            rust.add_probe(p.to_cow()?.into_owned());
+        }
+    }
+    Ok(rust)
+}
+
+fn finish<'py>(
+    py: Python<'py>,
+    report: ProfileReport,
+    names: (Option<String>, Option<String>),
+    level: f64,
+    break_even: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let settings = Settings::new(level, break_even).map_err(value_error)?;
+    let report = report.with_models(names.0, names.1).with_settings(settings);
+    to_py(py, &report.to_json())
+}
+
+/// `capture_profile_report(student, teacher, texts, suite, *, student_name=None,
+/// teacher_name=None, level=0.95, break_even=0.9) -> dict`: the counts behind
+/// `capture_profile`, with every figure derived from them (``report["profile"]`` is exactly
+/// `capture_profile`'s result, probe predictions as ``str()`` forms).
+#[pyfunction]
+#[pyo3(signature = (student, teacher, texts, suite, *, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9))]
+#[allow(clippy::too_many_arguments)]
+fn capture_profile_report<'py>(
+    py: Python<'py>,
+    student: &Bound<'py, PyAny>,
+    teacher: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyAny>,
+    suite: &Bound<'py, PyAny>,
+    student_name: Option<String>,
+    teacher_name: Option<String>,
+    level: f64,
+    break_even: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let texts = texts_of(texts)?;
+    let rust = report_suite(suite, &texts, true)?;
+    let batches = SharedBatch::default();
+    let s = PyModel::new(student, LabelMode::StrForm, &batches);
+    let t = PyModel::new(teacher, LabelMode::StrForm, &batches);
+    let report = py
+        .detach(|| capture::capture_profile_report(&s, &t, &texts, &rust))
+        .map_err(|e| capture_error(py, e))?;
+    finish(py, report, (student_name, teacher_name), level, break_even)
+}
+
+/// `extractive_profile_report(student, teacher, texts, suite, *, fields, student_name=None,
+/// teacher_name=None, level=0.95, break_even=0.9) -> dict`: the counts behind
+/// `extractive_capture_profile` (micro TP/FP/FN and the sums of the delta-method intervals).
+#[pyfunction]
+#[pyo3(signature = (student, teacher, texts, suite, *, fields, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9))]
+#[allow(clippy::too_many_arguments)]
+fn extractive_profile_report<'py>(
+    py: Python<'py>,
+    student: &Bound<'py, PyAny>,
+    teacher: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyAny>,
+    suite: &Bound<'py, PyAny>,
+    fields: &Bound<'py, PyAny>,
+    student_name: Option<String>,
+    teacher_name: Option<String>,
+    level: f64,
+    break_even: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let texts = texts_of(texts)?;
+    let fields = strs_of(fields, "fields")?;
+    let rust = report_suite(suite, &texts, false)?;
+    let batches = SharedBatch::default();
+    let s = PyModel::new(student, LabelMode::Value, &batches);
+    let t = PyModel::new(teacher, LabelMode::Value, &batches);
+    let report = py
+        .detach(|| extractive::extractive_profile_report(&s, &t, &texts, &rust, &fields))
+        .map_err(|e| extractive_error(py, e))?;
+    finish(py, report, (student_name, teacher_name), level, break_even)
+}
+
+/// `merge_reports(reports) -> dict`: the report over all the reports' texts (counts added; the
+/// merged report equals the report of one run over every text). Refuses, naming what differs,
+/// reports of different suites, models, settings or tasks.
+#[pyfunction]
+fn merge_reports<'py>(py: Python<'py>, reports: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let mut merged: Option<ProfileReport> = None;
+    for (i, item) in reports.try_iter()?.enumerate() {
+        let report = ProfileReport::from_json(&to_value(&item?)?)
+            .map_err(|e| PyValueError::new_err(format!("report {i}: {e}")))?;
+        merged = Some(match merged {
+            None => report,
+            Some(m) => m
+                .merge(&report)
+                .map_err(|e| PyValueError::new_err(format!("report {i}: {e}")))?,
+        });
+    }
+    let merged =
+        merged.ok_or_else(|| PyValueError::new_err("merge_reports needs at least one report"))?;
+    to_py(py, &merged.to_json())
+}
+
+/// `compare_students(teacher, students, texts, suite, *, fields=None) -> dict`: several
+/// students (a `dict` name -> model) against one teacher on one suite, the teacher's answers
+/// computed once; each student's report and, for every pair, paired McNemar tests and
+/// Newcombe intervals of the differences. With `fields`, the students are extractors.
+#[pyfunction]
+#[pyo3(signature = (teacher, students, texts, suite, *, fields = None))]
+fn compare_students<'py>(
+    py: Python<'py>,
+    teacher: &Bound<'py, PyAny>,
+    students: &Bound<'py, PyDict>,
+    texts: &Bound<'py, PyAny>,
+    suite: &Bound<'py, PyAny>,
+    fields: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let texts = texts_of(texts)?;
+    let fields = fields.map(|f| strs_of(f, "fields")).transpose()?;
+    let mode = if fields.is_some() {
+        LabelMode::Value
+    } else {
+        LabelMode::StrForm
+    };
+    let rust = report_suite(suite, &texts, fields.is_none())?;
+    let batches = SharedBatch::default();
+    let t = PyModel::new(teacher, mode, &batches);
+    let mut models = Vec::with_capacity(students.len());
+    for (name, model) in students.iter() {
+        let name = name
+            .cast::<PyString>()
+            .map_err(|_| PyTypeError::new_err("students must map str names to models"))?
+            .to_cow()?
+            .into_owned();
+        models.push((name, PyModel::new(&model, mode, &batches)));
+    }
+    // Built inside the detached closures: `&dyn Model` is not `Sync`, the models are.
+    let named = || -> Vec<(&str, &dyn Model)> {
+        models
+            .iter()
+            .map(|(n, m)| (n.as_str(), m as &dyn Model))
+            .collect()
+    };
+    let comparison: Comparison = match &fields {
+        None => py
+            .detach(|| capture::compare_students(&t, &named(), &texts, &rust))
+            .map_err(|e| capture_error(py, e))?,
+        Some(fields) => py
+            .detach(|| extractive::compare_students(&t, &named(), &texts, &rust, fields))
+            .map_err(|e| extractive_error(py, e))?,
+    };
+    to_py(py, &comparison.to_json())
+}
