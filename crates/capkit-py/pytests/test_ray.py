@@ -22,7 +22,15 @@ TEXTS = [f"review {i % 997}: the food was {WORDS[i % 6]} and {WORDS[(i * 7) % 6]
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    # Workers import this module (its functions and classes are the models) from its directory.
+    here = os.path.dirname(os.path.abspath(__file__))
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+        runtime_env={"env_vars": {"PYTHONPATH": here}},
+    )
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield
     ray.shutdown()
