@@ -155,3 +155,47 @@ def mutator_run_dataset(
     progress: Optional[Callable[[int], Any]] = None,
 ) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]: ...
 def mutator_summarize(results: Iterable[Dict[str, Any]]) -> Dict[str, Any]: ...
+
+def capture_profile_report(
+    student: Any,
+    teacher: Any,
+    texts: Iterable[Any],
+    suite: _Suite,
+    *,
+    student_name: Optional[str] = None,
+    teacher_name: Optional[str] = None,
+    level: float = 0.95,
+    break_even: float = 0.9,
+) -> Dict[str, Any]:
+    """The counts behind ``capture_profile`` with every figure derived from them (Wilson intervals,
+    exact McNemar tests with Newcombe intervals, severity curves): the ``capkit-profile-report/1``
+    JSON as a ``dict``. ``report["profile"]`` is the profile (probe predictions as ``str()``)."""
+
+def extractive_profile_report(
+    student: Any,
+    teacher: Any,
+    texts: Iterable[Any],
+    suite: _Suite,
+    *,
+    fields: Iterable[str],
+    student_name: Optional[str] = None,
+    teacher_name: Optional[str] = None,
+    level: float = 0.95,
+    break_even: float = 0.9,
+) -> Dict[str, Any]:
+    """The counts behind ``extractive_capture_profile`` (micro TP/FP/FN and the delta-method sums)."""
+
+def merge_reports(reports: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
+    """The report over all the reports' texts (counts added); refuses reports of different suites,
+    models, settings or tasks, naming what differs."""
+
+def compare_students(
+    teacher: Any,
+    students: Dict[str, Any],
+    texts: Iterable[Any],
+    suite: _Suite,
+    *,
+    fields: Optional[Iterable[str]] = None,
+) -> Dict[str, Any]:
+    """Several students against one teacher (the teacher's answers computed once): each student's
+    report and, for every pair, paired McNemar tests and Newcombe intervals of the differences."""
