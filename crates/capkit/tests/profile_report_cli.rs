@@ -638,3 +638,61 @@ fn compare_shards_merge_into_the_comparison_of_all_texts() {
         stderr(&twice)
     );
 }
+
+#[test]
+fn run_blocks_survive_merges_and_gates_can_read_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (texts, suite) = inputs(dir.path(), &TEXTS);
+    let models = file_models(dir.path(), &texts, &suite, Task::Classify);
+    let shard = |name: &str, part: &[&str]| {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        let lines: String = part
+            .iter()
+            .map(|t| format!("{}\n", json!({ "text": t })))
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+        let out = dir.path().join(format!("{name}.json"));
+        let extra = [
+            "--report",
+            "--with-run-info",
+            "--suite",
+            &suite,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        ok(&classify(
+            dir.path(),
+            path.to_str().unwrap(),
+            &models,
+            &extra,
+        ));
+        out.display().to_string()
+    };
+    let a = shard("a", &TEXTS[..6]);
+    let b = shard("b", &TEXTS[6..]);
+    assert_eq!(read_json(Path::new(&a))["run"]["texts"]["count"], 6);
+    let gate_a = gate(dir.path(), &a, "run.texts.count != 6");
+    assert_eq!(gate_a.status.code(), Some(0), "{}", stderr(&gate_a));
+    let merged = dir.path().join("merged.json");
+    ok(&capkit(
+        &[
+            "profile",
+            "merge",
+            &a,
+            &b,
+            "--out",
+            merged.to_str().unwrap(),
+        ],
+        dir.path(),
+    ));
+    let json = read_json(&merged);
+    assert_eq!(json["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(json["runs"][1]["texts"]["count"], 10);
+    assert_eq!(json["counts"]["n"], 16);
+    let failing = gate(
+        dir.path(),
+        merged.to_str().unwrap(),
+        "runs.1.texts.count > 5",
+    );
+    assert_eq!(failing.status.code(), Some(2), "{}", stderr(&failing));
+}

@@ -46,8 +46,9 @@ pub(crate) fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|e| Gate::parse(e).map_err(|err| anyhow::anyhow!("--fail-on: {err}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let (document, _) = report::read(&args.report)?;
-    let json = document.to_json();
+    let (document, provenance) = report::read(&args.report)?;
+    let mut json = document.to_json();
+    provenance.restore(&mut json);
     let mut out = Lines::default();
     if args.list {
         for path in numeric_paths(&json) {

@@ -27,7 +27,8 @@ pub(crate) fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     let Some(first) = paths.next() else {
         bail!("give the reports to merge");
     };
-    let (mut merged, mut runs) = report::read(first)?;
+    let (mut merged, provenance) = report::read(first)?;
+    let mut runs = provenance.runs();
     for path in paths {
         let (next, more) = report::read(path)?;
         let refused = |e: profile_stats::Error| {
@@ -46,7 +47,7 @@ pub(crate) fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
                 path.display()
             ),
         };
-        runs.extend(more);
+        runs.extend(more.runs());
     }
     let mut json = merged.to_json();
     if !runs.is_empty()

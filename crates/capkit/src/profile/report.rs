@@ -49,9 +49,36 @@ impl Document {
     }
 }
 
-/// Reads a report or comparison file (checked: format, shape, consistent counts) and its `run`
-/// blocks (`run` of a single run, `runs` of a merge), kept for provenance.
-pub(crate) fn read(path: &Path) -> anyhow::Result<(Document, Vec<Value>)> {
+/// The `run` block of a single run, or the `runs` of a merge: where a report came from. Not
+/// counts: kept as they are (gates can read them), collected by merges.
+#[derive(Default)]
+pub(crate) struct Provenance {
+    run: Option<Value>,
+    runs: Vec<Value>,
+}
+
+impl Provenance {
+    /// Every run block, in order.
+    pub(crate) fn runs(self) -> Vec<Value> {
+        self.run.into_iter().chain(self.runs).collect()
+    }
+
+    /// Puts the blocks back into `json` under their own keys.
+    pub(crate) fn restore(self, json: &mut Value) {
+        if let Value::Object(map) = json {
+            if let Some(run) = self.run {
+                map.insert("run".to_owned(), run);
+            }
+            if !self.runs.is_empty() {
+                map.insert("runs".to_owned(), self.runs.into());
+            }
+        }
+    }
+}
+
+/// Reads a report or comparison file (checked: format, shape, consistent counts) and where it
+/// came from.
+pub(crate) fn read(path: &Path) -> anyhow::Result<(Document, Provenance)> {
     let at = || path.display().to_string();
     let bytes = std::fs::read(path).with_context(at)?;
     let json: Value =
@@ -70,12 +97,12 @@ pub(crate) fn read(path: &Path) -> anyhow::Result<(Document, Vec<Value>)> {
         ),
     }
     .map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
-    let mut runs = Vec::new();
-    if let Some(run) = json.get("run") {
-        runs.push(run.clone());
-    }
-    if let Some(Value::Array(more)) = json.get("runs") {
-        runs.extend(more.iter().cloned());
-    }
-    Ok((document, runs))
+    let provenance = Provenance {
+        run: json.get("run").cloned(),
+        runs: match json.get("runs") {
+            Some(Value::Array(runs)) => runs.clone(),
+            _ => Vec::new(),
+        },
+    };
+    Ok((document, provenance))
 }
