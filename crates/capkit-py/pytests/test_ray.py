@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,7 @@ if not os.environ.get("CAPKIT_REQUIRE_ORACLE"):
 import ray  # noqa: E402
 
 import capkit_rs  # noqa: E402
+from capkit_cli import require_capkit  # noqa: E402
 import capkit_rs.ray as capkit_ray  # noqa: E402
 from capkit_rs import CapabilitySuite, keyboard_typo_corruption  # noqa: E402
 
@@ -127,3 +130,30 @@ def test_importing_capkit_rs_does_not_import_ray():
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "False"
+
+
+BENCH = Path(__file__).resolve().parents[2] / "typo-tasks" / "tests" / "fixtures" / "bench_domains2000.txt"
+
+
+def test_typo_corpus_on_ray_is_byte_identical_to_capkit_typo_emit(tmp_path):
+    names = BENCH.read_text().splitlines()
+    assert len(names) == 2000
+    single = subprocess.run(
+        [require_capkit(), "typo", "emit", "--corpus", str(BENCH)], check=True, capture_output=True
+    ).stdout
+    out = capkit_ray.write_typo_jsonl(names, str(tmp_path / "shards"), source="bench_domains2000.txt", shards=7)
+    parts = sorted((tmp_path / "shards").glob("part-*.jsonl"))
+    assert len(parts) == 7 and [p["path"] for p in out["shards"]] == [str(p) for p in parts]
+    assert b"".join(p.read_bytes() for p in parts) == single
+    assert out["fingerprint"] == capkit_rs.typo.fingerprint(single)
+    assert not list((tmp_path / "shards").glob(".*.tmp"))
+
+    # The Dataset of examples, and a Parquet round trip.
+    ds = capkit_ray.typo_corpus(names, source="bench_domains2000.txt", shards=7)
+    ds.write_parquet(str(tmp_path / "parquet"))
+    back = ray.data.read_parquet(str(tmp_path / "parquet")).take_all()
+    rows = sorted(back, key=lambda r: (r["shard"], r["position"]))
+    expected = [json.loads(line) for line in single.splitlines()]
+    assert len(rows) == len(expected)
+    got = [{k: (list(v) if k == "expect" else v) for k, v in r.items() if k not in ("shard", "position")} for r in rows]
+    assert got == expected

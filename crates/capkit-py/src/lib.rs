@@ -14,6 +14,8 @@ mod errors;
 #[cfg(feature = "python")]
 mod files;
 #[cfg(feature = "python")]
+mod fingerprint;
+#[cfg(feature = "python")]
 mod model;
 #[cfg(feature = "python")]
 mod mutator;
@@ -43,5 +45,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     mutator::register(m)?;
     report::register(m)?;
     plan::register(m)?;
+    fingerprint::register(m)?;
     Ok(())
 }

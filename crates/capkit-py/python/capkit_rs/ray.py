@@ -18,6 +18,12 @@ The result equals :func:`capkit_rs.capture_profile_report` (or
 blocks or workers: counts are sums, so neither the split nor the order of blocks can change
 them. Decision APIs are not reached on Ray (the report has no abstention block).
 
+Typo corpora on Ray: :func:`typo_corpus` turns names (a list or a Ray Dataset with a ``"name"``
+column) into a Ray Dataset of examples -- the records ``capkit typo emit`` writes, splits
+included -- for a training pipeline to read (or ``.write_parquet(...)``);
+:func:`write_typo_jsonl` writes JSONL shards whose concatenation, in shard order, is byte for
+byte the single-process corpus of the same names, and fingerprints the corpus as it writes.
+
 A model is what a Ray Data user writes for ``map_batches``: a function or a callable class whose
 batch (a ``dict`` of numpy arrays) has a ``"text"`` column and which returns a batch with a
 ``"label"`` column (classifiers) or a ``"record"`` column of ``dict`` s (extractors), or simply a
@@ -38,7 +44,7 @@ import ray
 
 from . import _native
 
-__all__ = ["RayModel", "model", "profile"]
+__all__ = ["RayModel", "model", "profile", "typo_corpus", "write_typo_jsonl"]
 
 
 @dataclass
@@ -257,3 +263,137 @@ def _unwrap(exc: BaseException) -> BaseException:
         seen = cause
     found = re.search(r"(student|teacher) model failed on a batch[^\n]*", str(exc))
     return RuntimeError(found.group(0)) if found else exc
+
+
+# --- typo corpora -------------------------------------------------------------------------------
+
+
+def _name_shards(names: Any, shards: int) -> List[List[str]]:
+    if hasattr(names, "iter_batches"):
+        items = [str(n) for b in names.iter_batches(batch_format="numpy") for n in b["name"]]
+    else:
+        items = [str(n) for n in names]
+    shards = max(1, min(shards, len(items) or 1))
+    size = -(-len(items) // shards) if items else 0
+    return [items[i * size : (i + 1) * size] for i in range(shards)]
+
+
+def _emit_shard(names: List[str], settings: Dict[str, Any]) -> Any:
+    """One shard's corpus, exactly as the single process makes it for these names."""
+    from . import typo
+
+    registry = typo.Registry()
+    tasks = registry.tasks() if settings["tasks"] is None else registry.select(*settings["tasks"])
+    emit = typo.emit_with_empty if settings["with_empty"] else typo.emit
+    corpus = emit(tasks, names, settings["source"])
+    if settings["split"]:
+        corpus.assign(settings["ratio"], settings["salt"])
+    if settings["drop_unrepresentable"]:
+        corpus = corpus.representable_only()
+    return corpus
+
+
+def _typo_settings(tasks, source, ratio, salt, split, with_empty, drop_unrepresentable) -> Dict[str, Any]:
+    return {
+        "tasks": None if tasks is None else [str(t) for t in tasks],
+        "source": source,
+        "ratio": ratio,
+        "salt": salt,
+        "split": split,
+        "with_empty": with_empty,
+        "drop_unrepresentable": drop_unrepresentable,
+    }
+
+
+def typo_corpus(
+    names: Any,
+    *,
+    tasks: Optional[Iterable[str]] = None,
+    source: str = "",
+    ratio: Any = None,
+    salt: str = "",
+    split: bool = True,
+    with_empty: bool = False,
+    drop_unrepresentable: bool = False,
+    shards: int = 8,
+) -> Any:
+    """A Ray Dataset of typo-task examples (``Example.to_dict()`` rows: task, input, expect, split,
+    source) for `names`, in `shards` parallel shards; the same examples as
+    ``capkit typo emit`` / :func:`capkit_rs.typo.emit` over the same names and settings. Splits are
+    per name (a stable hash of salt and name), so sharding never moves a name between splits."""
+    import ray.data
+
+    settings = _typo_settings(tasks, source, ratio, salt, split, with_empty, drop_unrepresentable)
+    refs = [ray.put(part) for part in _name_shards(names, shards)]
+
+    def rows(row: Dict[str, Any]) -> List[Dict[str, Any]]:
+        shard = int(row["shard"])
+        return [
+            {"shard": shard, "position": i, **example.to_dict()}
+            for i, example in enumerate(_emit_shard(ray.get(refs[shard]), settings))
+        ]
+
+    return ray.data.from_items([{"shard": i} for i in range(len(refs))]).flat_map(rows)
+
+
+@ray.remote
+def _jsonl_shard(names: List[str], settings: Dict[str, Any]) -> Any:
+    corpus = _emit_shard(names, settings)
+    return corpus.to_jsonl(), len(corpus)
+
+
+def write_typo_jsonl(
+    names: Any,
+    out_dir: str,
+    *,
+    tasks: Optional[Iterable[str]] = None,
+    source: str = "",
+    ratio: Any = None,
+    salt: str = "",
+    split: bool = True,
+    with_empty: bool = False,
+    drop_unrepresentable: bool = False,
+    shards: int = 8,
+    in_flight: int = 4,
+) -> Dict[str, Any]:
+    """Emits the corpus of `names` on Ray and writes it as ``out_dir/part-00000.jsonl``, ... in
+    shard order: ``cat part-*.jsonl`` is byte for byte the single-process corpus.
+
+    The shards are generated in parallel (at most `in_flight` ahead of the writer) and written in
+    order by this process, which fingerprints the bytes as it writes them: the returned
+    ``fingerprint`` is the corpus fingerprint ``capkit typo emit``/``stats`` print, computed at
+    write (a BLAKE3 of a concatenation cannot be derived from the shards' own hashes, which are
+    returned too, for checking a shard on its own). Each shard is written to a temporary file and
+    renamed; a failure leaves no partial shard behind."""
+    import os
+    import tempfile
+
+    from .typo import Fingerprinter, fingerprint
+
+    settings = _typo_settings(tasks, source, ratio, salt, split, with_empty, drop_unrepresentable)
+    parts = _name_shards(names, shards)
+    os.makedirs(out_dir, exist_ok=True)
+    corpus = Fingerprinter()
+    manifest: List[Dict[str, Any]] = []
+    pending: List[Any] = []
+    next_to_submit = 0
+    for index in range(len(parts)):
+        while next_to_submit < len(parts) and len(pending) < max(1, in_flight):
+            pending.append(_jsonl_shard.remote(parts[next_to_submit], settings))
+            next_to_submit += 1
+        try:
+            data, examples = ray.get(pending.pop(0))
+        except Exception as exc:
+            raise RuntimeError(f"typo shard {index} ({len(parts[index])} names) failed: {exc}") from exc
+        path = os.path.join(out_dir, f"part-{index:05d}.jsonl")
+        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".part-{index:05d}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        corpus.update(data)
+        manifest.append({"path": path, "names": len(parts[index]), "examples": examples, "bytes": len(data), "fingerprint": fingerprint(data)})
+    return {"fingerprint": corpus.hexdigest(), "shards": manifest}

@@ -37,6 +37,7 @@ __all__ = [
     "Data",
     "Example",
     "FIELDS",
+    "Fingerprinter",
     "KEYBOARD_NAMES",
     "Keyboard",
     "Needs",
@@ -121,6 +122,7 @@ FIELDS = _native.typo_FIELDS
 KEYBOARD_NAMES = _native.typo_KEYBOARD_NAMES
 
 Data = _native.Data
+Fingerprinter = _native.Fingerprinter
 Keyboard = _native.Keyboard
 Registry = _native.Registry
 Task = _native.Task

@@ -354,3 +354,12 @@ def score(task: Task, input: str, predict: Iterable[Variant]) -> ScoreResult:
 
 def summarize(results: Iterable[ScoreResult], registry: Registry) -> List[Summary]:
     """Per-task macro averages labelled with their needs."""
+
+@final
+class Fingerprinter:
+    """Feed JSONL bytes in corpus order with ``update``; ``hexdigest()`` is the corpus
+    fingerprint (``blake3:...``), the same as ``fingerprint(all_bytes)``."""
+
+    def __new__(cls) -> Self: ...
+    def update(self, data: bytes, /) -> None: ...
+    def hexdigest(self) -> str: ...
