@@ -10,6 +10,7 @@ mod lines;
 mod mutator;
 mod outfile;
 mod profile;
+mod report;
 mod stdout;
 mod typo;
 mod words;
@@ -34,6 +35,9 @@ enum Command {
     Mutator(mutator::Args),
     /// Capability profiles of real models (subprocess, HTTP, OpenAI-compatible, precomputed).
     Profile(profile::Args),
+    /// One self-contained HTML page (no script, nothing fetched) for profile reports,
+    /// comparisons and typo score reports.
+    Report(report::Args),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Command::Typo(args) => typo::run(args),
         Command::Mutator(args) => mutator::run(args),
         Command::Profile(args) => profile::run(args),
+        Command::Report(args) => report::run(args),
     };
     match result {
         Ok(code) => code,

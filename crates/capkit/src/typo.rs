@@ -190,13 +190,5 @@ pub(crate) fn stats_line(stats: &typo_tasks::Stats) -> String {
 
 /// Heading of one needs group: rules and tables are always reported apart.
 pub(crate) fn needs_heading(needs: typo_tasks::Needs) -> &'static str {
-    match needs {
-        typo_tasks::Needs::Nothing => "rules (needs nothing): learnable from examples alone",
-        typo_tasks::Needs::Language => {
-            "language tables (needs language): reproducible by memorising data"
-        }
-        typo_tasks::Needs::Keyboard => {
-            "keyboard tables (needs keyboard): reproducible by memorising a layout"
-        }
-    }
+    needs.heading()
 }

@@ -27,6 +27,18 @@ impl Needs {
             Needs::Keyboard => "keyboard",
         }
     }
+
+    /// The heading of the group of tasks that need this, in every report (the CLI's tables,
+    /// the HTML page): rules and tables are always reported apart, under these words.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Needs::Nothing => "rules (needs nothing): learnable from examples alone",
+            Needs::Language => "language tables (needs language): reproducible by memorising data",
+            Needs::Keyboard => {
+                "keyboard tables (needs keyboard): reproducible by memorising a layout"
+            }
+        }
+    }
 }
 
 impl fmt::Display for Needs {

@@ -1,0 +1,310 @@
+//! The comparison article: several students against one teacher, their curves on one chart,
+//! their invariances side by side, and every pair of students tested stage by stage.
+
+use maud::{Markup, html};
+use profile_stats::{Comparison, Interval, Pair, PairedTest, ProfileReport, Task, paired_test};
+
+use crate::document::ComparisonDocument;
+use crate::format::{
+    invariance_verdict, p_value, pair_verdict, percent, points_with_interval, rate_with_interval,
+};
+use crate::page::{Ids, Source, run_rows, scroll, source_rows};
+use crate::profile::{
+    CurveSeries, Figures, abstention_section, curve_figure, heat_cell, interval_row, methods,
+    metric, point_intervals, probes_section, settings_rows, suite_rows,
+};
+use crate::svg::{IntervalChart, IntervalGroup, legend};
+
+/// Style of student `k` (the teacher keeps style 1, grey dashed squares).
+fn student_style(k: usize) -> usize {
+    if k == 0 { 0 } else { k + 1 }
+}
+
+/// The article for one comparison.
+pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> Markup {
+    let c = &doc.comparison;
+    let students: Vec<(&String, &ProfileReport, Figures)> = c
+        .students
+        .iter()
+        .map(|(name, r)| (name, r, Figures::of(r)))
+        .collect();
+    let Some((_, first, _)) = students.first() else {
+        return html! { h2 { "Student comparison" } p { "This comparison has no students." } };
+    };
+    let level = first.settings.level.get();
+    html! {
+        h2 { "Student comparison" }
+        dl.meta {
+            (source_rows(source))
+            dt { "Teacher" } dd { span.spec { (c.teacher.as_deref().unwrap_or("unnamed")) } }
+            dt { "Students" } dd { ol { @for (name, _, _) in &students { li { span.spec { (name) } } } } }
+            dt { "Task" } dd { @match first.task() { Task::Classify => "classify", Task::Extract => "extract" } }
+            (suite_rows(first))
+            (run_rows(&doc.runs))
+            dt { "Texts profiled" } dd { (first.n()) }
+            (settings_rows(first))
+        }
+        div.cards {
+            @for (name, _, f) in &students {
+                div.card {
+                    span.spec { (crate::svg::truncate(name, 60)) }
+                    span.big { (percent(f.clean().estimate)) }
+                    span.small { "clean " (if first.task() == Task::Classify { "agreement" } else { "F1" }) " " (crate::format::limits(f.clean())) }
+                }
+            }
+        }
+        (curves(&students, first, ids))
+        (stage_table(&students, first))
+        (invariances(&students, level, ids))
+        (pairs(c, level))
+        @for (name, _, f) in &students {
+            @if let Some(a) = f.abstention() {
+                (abstention_section(a, f.clean(), ids, Some(name.as_str())))
+            }
+        }
+        (probes(&students))
+        (methods(level))
+    }
+}
+
+fn curves(
+    students: &[(&String, &ProfileReport, Figures)],
+    first: &ProfileReport,
+    ids: &Ids,
+) -> Markup {
+    let families: Vec<&String> = students
+        .first()
+        .map(|(_, _, f)| f.curves().keys().collect())
+        .unwrap_or_default();
+    html! {
+        section.curves {
+            h3 { "Severity curves" }
+            @if families.is_empty() {
+                p { "No corruption of this suite has a severity, so there is no curve." }
+            } @else {
+                div.stack {
+                    @for family in &families {
+                        @let series: Vec<CurveSeries<'_>> = students.iter().enumerate().filter_map(|(k, (name, r, f))| {
+                            f.curves().get(*family).map(|curve| CurveSeries {
+                                name: (*name).clone(),
+                                style: student_style(k),
+                                curve,
+                                intervals: point_intervals(r, curve),
+                            })
+                        }).collect();
+                        div { (curve_figure(ids, family, metric(first), &series, first.settings.break_even, first.settings.level.get())) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Per student, the headline rate at every stage: a heat map of students × stages.
+fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileReport) -> Markup {
+    let corruptions: Vec<&str> = first
+        .suite
+        .corruptions
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    let what = match first.task() {
+        Task::Classify => "Agreement with the teacher",
+        Task::Extract => "Student F1 against the gold",
+    };
+    html! {
+        section.stages {
+            h3 { "Every stage" }
+            (scroll(html! {
+                table.heat {
+                    caption { (what) " per student and stage (darker is higher)" }
+                    thead { tr {
+                        th scope="col" { "student" } th scope="col" { "clean" }
+                        @for c in &corruptions { th scope="col" { (c) } }
+                    } }
+                    tbody {
+                        @for (name, _, f) in students {
+                            tr {
+                                th scope="row" { span.spec { (name) } }
+                                (heat_cell(f.clean().estimate))
+                                @for c in &corruptions {
+                                    @let v = match f {
+                                        Figures::Classify(a) => a.corruptions.get(*c).and_then(|x| x.agreement.estimate),
+                                        Figures::Extract(a) => a.corruptions.get(*c).and_then(|x| x.student_f1.estimate),
+                                    };
+                                    (heat_cell(v))
+                                }
+                            }
+                        }
+                    }
+                }
+            }))
+        }
+    }
+}
+
+fn invariances(students: &[(&String, &ProfileReport, Figures)], level: f64, ids: &Ids) -> Markup {
+    let Some((_, first, first_figures)) = students.first() else {
+        return html! {};
+    };
+    let names: Vec<&str> = first.suite.invariances.iter().map(String::as_str).collect();
+    if names.is_empty() {
+        return html! {};
+    }
+    let rates = |f: &Figures, inv: &str| -> Option<(Interval, Interval, PairedTest)> {
+        f.invariances()
+            .into_iter()
+            .find(|r| r.name == inv)
+            .map(|r| (*r.student, *r.teacher, *r.test))
+    };
+    let groups: Vec<IntervalGroup> = names
+        .iter()
+        .map(|inv| {
+            let mut rows = Vec::new();
+            if let Some((_, teacher, _)) = rates(first_figures, inv) {
+                rows.push(interval_row("teacher", 1, &teacher));
+            }
+            for (k, (name, _, f)) in students.iter().enumerate() {
+                if let Some((s, _, _)) = rates(f, inv) {
+                    rows.push(interval_row(name, student_style(k), &s));
+                }
+            }
+            IntervalGroup {
+                heading: (*inv).to_owned(),
+                rows,
+            }
+        })
+        .collect();
+    let chart = IntervalChart {
+        id: ids.next(),
+        title: "Violation rates of the teacher and every student".to_owned(),
+        desc: format!(
+            "For each invariance, the fraction of texts whose answer changed under the rewrite, the \
+             teacher first, then each student, with {:.0} % intervals.",
+            level * 100.0
+        ),
+        axis_label: "texts whose answer changed".to_owned(),
+        groups,
+    };
+    html! {
+        section.invariances {
+            h3 { "Invariances" }
+            div.stack {
+                figure {
+                    (legend(std::iter::once((1, "teacher")).chain(students.iter().enumerate().map(|(k, (n, _, _))| (student_style(k), n.as_str())))))
+                    (chart.render())
+                }
+                (scroll(html! {
+                    table {
+                        caption { "Violation rates; each student against the teacher" }
+                        thead { tr {
+                            th scope="col" { "invariance" } th scope="col" { "model" } th.num scope="col" { "violation rate" }
+                            th.num scope="col" { "student − teacher" } th scope="col" { "verdict" }
+                        } }
+                        tbody {
+                            @for inv in &names {
+                                @if let Some((_, teacher, _)) = rates(first_figures, inv) {
+                                    tr { th scope="row" { (inv) } td { "teacher" } td.num { (rate_with_interval(&teacher)) } td {} td {} }
+                                }
+                                @for (name, _, f) in students {
+                                    @if let Some((s, _, test)) = rates(f, inv) {
+                                        tr {
+                                            th scope="row" { (inv) }
+                                            td { span.spec { (name) } }
+                                            td.num { (rate_with_interval(&s)) }
+                                            td.num { (points_with_interval(&test.difference)) }
+                                            td.verdict { (invariance_verdict(&test, level, "student", "teacher")) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }))
+            }
+        }
+    }
+}
+
+fn pairs(c: &Comparison, level: f64) -> Markup {
+    let task = c.task();
+    let agree = match task {
+        Some(Task::Extract) => "matches the gold record exactly more often",
+        _ => "agrees with the teacher more often",
+    };
+    let level_v = c
+        .students
+        .values()
+        .next()
+        .map(|r| r.settings.level)
+        .unwrap_or_default();
+    let rows = |p: &Pair| -> Vec<(String, &'static str, PairedTest)> {
+        std::iter::once((
+            "clean".to_owned(),
+            "corruption",
+            paired_test(&p.counts.clean.agree.table(), level_v),
+        ))
+        .chain(p.counts.corruptions.iter().map(|(k, a)| {
+            (
+                k.clone(),
+                "corruption",
+                paired_test(&a.agree.table(), level_v),
+            )
+        }))
+        .chain(p.counts.invariances.iter().map(|(k, a)| {
+            (
+                k.clone(),
+                "invariance",
+                paired_test(&a.changed.table(), level_v),
+            )
+        }))
+        .collect()
+    };
+    html! {
+        section.pairs {
+            h3 { "Students compared pairwise" }
+            p.note { "Each pair of students is paired text by text: on clean and corrupted texts by "
+                (if task == Some(Task::Extract) { "exact record match with the gold" } else { "agreement with the teacher" })
+                ", under invariances by violations. Differences are first minus second." }
+            @for p in &c.pairs {
+                h4 { span.spec { (p.first) } " vs " span.spec { (p.second) } }
+                (scroll(html! {
+                    table {
+                        thead { tr {
+                            th scope="col" { "stage" } th.num scope="col" { "first − second" } th.num scope="col" { "p" } th scope="col" { "verdict" }
+                        } }
+                        tbody {
+                            @for (stage, kind, test) in rows(p) {
+                                tr {
+                                    th scope="row" { (stage) }
+                                    td.num { (points_with_interval(&test.difference)) }
+                                    td.num { (p_value(test.p)) }
+                                    td.verdict {
+                                        @if kind == "invariance" {
+                                            (pair_verdict(&test, level, &p.first, &p.second, "violates this invariance more often"))
+                                        } @else {
+                                            (pair_verdict(&test, level, &p.first, &p.second, agree))
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }))
+            }
+        }
+    }
+}
+
+fn probes(students: &[(&String, &ProfileReport, Figures)]) -> Markup {
+    let Some(teacher) = students.iter().find_map(|(_, r, _)| r.probes.as_ref()) else {
+        return html! {};
+    };
+    let mut columns: Vec<(&str, &Vec<profile_types::Label>)> = vec![("teacher", &teacher.teacher)];
+    for (name, r, _) in students {
+        if let Some(p) = &r.probes {
+            columns.push((name.as_str(), &p.student));
+        }
+    }
+    probes_section(&columns)
+}

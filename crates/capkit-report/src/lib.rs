@@ -1,0 +1,62 @@
+//! `capkit-report`: one self-contained HTML page per capability profile, student comparison and
+//! typo score report.
+//!
+//! A profile read as JSON is read by nobody but its author; this crate gives each result a page
+//! a reviewer opens from a CI artefact or an e-mail, with nothing to install and nothing
+//! fetched. The page is one file: an inline style sheet, inline SVG charts, no script, no URL
+//! outside the page (a content security policy forbids loading anything at all). Every string
+//! that came from a user — labels, stage and field names, model specs, file names — is
+//! HTML-escaped by the templating ([maud]), and every chart has its numbers in a table beside
+//! it and a `<title>`/`<desc>`; series differ by dash and marker shape as well as colour.
+//!
+//! * [`Document::from_json`] recognises a profile report (`capkit-profile-report/1`, classify
+//!   or extract), a comparison (`capkit-profile-comparison/1`) — both read by `profile-stats`,
+//!   which recomputes every figure from the counts — or a typo score report
+//!   (`capkit typo score --json`).
+//! * [`render`] writes the page for one or more documents.
+//!
+//! What each page shows: severity curves with interval bands, the clean point and break-even
+//! severity; invariances, student against teacher, with intervals and the paired test's
+//! verdict in words; abstention; for extractors schema validity and a heat map of F1 per field
+//! and stage; probe predictions with differing rows highlighted; typo scores per task with
+//! rules and tables in separate sections. This crate does no I/O and depends on no capkit crate
+//! but `profile-types` and `profile-stats`; `capkit report` reads the files and writes the page.
+//!
+//! ```
+//! use capkit_report::{Document, Input, Meta, Source, render};
+//! use serde_json::json;
+//!
+//! let scores = json!({"scored": 2, "unpredicted": 0, "groups": [{"needs": "nothing", "tasks": [
+//!     {"task": "co", "needs": "nothing", "n": 2, "exact_match": 0.5, "precision": 1.0, "recall": 0.5, "f1": 0.5}
+//! ]}]});
+//! let input = Input {
+//!     source: Source { name: "scores.json".into(), blake3: None },
+//!     document: Document::from_json(&scores)?,
+//! };
+//! let html = render(&[input], &Meta::new("2026-12-01 12:00 UTC"));
+//! assert!(html.starts_with("<!DOCTYPE html>"));
+//! assert!(html.contains("Rules (needs nothing): learnable from examples alone"));
+//! assert!(!html.contains("<script"));
+//! # Ok::<(), capkit_report::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod compare;
+mod document;
+mod error;
+pub mod format;
+mod page;
+mod profile;
+mod style;
+pub mod svg;
+mod typo;
+
+pub use document::{ComparisonDocument, Document, FileInfo, ProfileDocument, RunInfo, TextsInfo};
+pub use error::Error;
+pub use page::{Input, Meta, Source, render};
+
+// The README's example is a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,855 @@
+//! The profile article (classifier or extractor) and the pieces the comparison article shares:
+//! severity-curve figures, invariance charts, abstention and probe tables, the methods note.
+
+use maud::{Markup, html};
+use profile_stats::analysis::{self, AbstentionAnalysis, ClassifyAnalysis, ExtractAnalysis};
+use profile_stats::{
+    Counts, FieldSums, Interval, ProfileReport, SeverityCurve, f1_interval, wilson,
+};
+use profile_types::value::py_str;
+use profile_types::{FieldBreakdown, Label};
+
+use crate::document::ProfileDocument;
+use crate::format::{
+    Direction, corruption_verdict, invariance_verdict, number, p_value, percent,
+    points_with_interval, rate_with_interval,
+};
+use crate::page::{Ids, Source, run_rows, scroll, source_rows};
+use crate::style::heat;
+use crate::svg::{Curve, CurvePoint, IntervalChart, IntervalGroup, IntervalRow, LineChart, legend};
+
+/// The figures of a report, by task.
+pub(crate) enum Figures {
+    Classify(ClassifyAnalysis),
+    Extract(ExtractAnalysis),
+}
+
+impl Figures {
+    /// The figures `profile-stats` derives from the report's counts.
+    pub(crate) fn of(report: &ProfileReport) -> Figures {
+        match &report.counts {
+            Counts::Classify(c) => {
+                Figures::Classify(analysis::classify(c, &report.suite, &report.settings))
+            }
+            Counts::Extract(c) => {
+                Figures::Extract(analysis::extract(c, &report.suite, &report.settings))
+            }
+        }
+    }
+
+    pub(crate) fn curves(&self) -> &indexmap::IndexMap<String, SeverityCurve> {
+        match self {
+            Figures::Classify(a) => &a.curves,
+            Figures::Extract(a) => &a.curves,
+        }
+    }
+
+    pub(crate) fn abstention(&self) -> Option<&AbstentionAnalysis> {
+        match self {
+            Figures::Classify(a) => a.abstention.as_ref(),
+            Figures::Extract(a) => a.abstention.as_ref(),
+        }
+    }
+
+    /// Every invariance's violation rates and paired test, in suite order.
+    pub(crate) fn invariances(&self) -> Vec<InvarianceRow<'_>> {
+        match self {
+            Figures::Classify(a) => a
+                .invariances
+                .iter()
+                .map(|(name, i)| InvarianceRow {
+                    name,
+                    student: &i.student_violation,
+                    teacher: &i.teacher_violation,
+                    test: &i.student_vs_teacher,
+                })
+                .collect(),
+            Figures::Extract(a) => a
+                .invariances
+                .iter()
+                .map(|(name, i)| InvarianceRow {
+                    name,
+                    student: &i.student_violation,
+                    teacher: &i.teacher_violation,
+                    test: &i.student_vs_teacher,
+                })
+                .collect(),
+        }
+    }
+
+    /// The headline rate on clean texts: agreement, or the student's micro F1.
+    pub(crate) fn clean(&self) -> &Interval {
+        match self {
+            Figures::Classify(a) => &a.clean.agreement,
+            Figures::Extract(a) => &a.clean.f1,
+        }
+    }
+}
+
+/// What a report's curves measure, in words.
+pub(crate) fn metric(report: &ProfileReport) -> &'static str {
+    match report.counts {
+        Counts::Classify(_) => "agreement with the teacher",
+        Counts::Extract(_) => "student F1 against the gold",
+    }
+}
+
+/// The interval of each point of a curve: the stages at its severity pooled (counts added),
+/// so a point of one stage has exactly that stage's interval.
+pub(crate) fn point_intervals(report: &ProfileReport, curve: &SeverityCurve) -> Vec<Interval> {
+    let level = report.settings.level;
+    curve
+        .points
+        .iter()
+        .map(|point| {
+            let stages = point.stages.len() as u64;
+            match &report.counts {
+                Counts::Classify(c) => {
+                    let hits: u64 = point
+                        .stages
+                        .iter()
+                        .map(|s| match c.corruptions.get(s) {
+                            Some(k) => k.agree.table().second(),
+                            None => c.clean.agree,
+                        })
+                        .sum();
+                    wilson(hits, c.n * stages, level)
+                }
+                Counts::Extract(c) => {
+                    let mut sums = FieldSums::default();
+                    for s in &point.stages {
+                        sums += match c.corruptions.get(s) {
+                            Some(k) => k.student,
+                            None => c.clean.student,
+                        };
+                    }
+                    f1_interval(&sums, c.n * stages, level)
+                }
+            }
+        })
+        .collect()
+}
+
+/// One curve of a severity figure.
+pub(crate) struct CurveSeries<'a> {
+    pub name: String,
+    pub style: usize,
+    pub curve: &'a SeverityCurve,
+    pub intervals: Vec<Interval>,
+}
+
+/// A severity-curve figure: the chart (bands, clean point, threshold, break-even marks), a
+/// caption with each curve's area and break-even severity, and the table of its points.
+pub(crate) fn curve_figure(
+    ids: &Ids,
+    family: &str,
+    what: &str,
+    series: &[CurveSeries<'_>],
+    threshold: f64,
+    level: f64,
+) -> Markup {
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    let chart = LineChart {
+        id: ids.next(),
+        title: format!("{what} against {family} severity"),
+        desc: format!(
+            "{what} (y, 0 to 100 %) against the severity of {family} (x) for {}. Shaded bands \
+             are {:.0} % intervals; the ringed point at severity 0 is the clean texts; the \
+             dotted line is the {} break-even threshold, and a dashed vertical line marks where \
+             a curve first falls below it. {}",
+            names.join(", "),
+            level * 100.0,
+            percent(Some(threshold)),
+            series
+                .iter()
+                .map(|s| format!("{}: {}", s.name, points_text(s)))
+                .collect::<Vec<_>>()
+                .join(". ")
+        ),
+        x_label: format!("{family} severity"),
+        y_label: what.to_owned(),
+        curves: series
+            .iter()
+            .map(|s| Curve {
+                name: s.name.clone(),
+                style: s.style,
+                points: s
+                    .curve
+                    .points
+                    .iter()
+                    .zip(&s.intervals)
+                    .map(|(p, i)| CurvePoint {
+                        x: p.severity,
+                        y: p.value,
+                        band: p.value.map(|_| (i.lower, i.upper)),
+                    })
+                    .collect(),
+                break_even: s.curve.break_even.severity,
+            })
+            .collect(),
+        threshold: Some(threshold),
+    };
+    let first = series.first();
+    // One curve's table is narrow enough to sit beside its chart; several curves' is not.
+    let layout = if series.len() > 1 { "stack" } else { "charts" };
+    html! {
+        div class=(layout) {
+        figure.curve data-family=(family) {
+            (legend(series.iter().map(|s| (s.style, s.name.as_str()))))
+            (chart.render())
+            figcaption {
+                @for s in series {
+                    span.mark { (s.name) } ": " (curve_summary(s.curve)) br;
+                }
+            }
+        }
+        @if let Some(first) = first {
+            (scroll(html! {
+                table.curve-points {
+                    caption { (what) " by " (family) " severity" }
+                    thead { tr {
+                        th.num scope="col" { "severity" } th scope="col" { "stages" }
+                        @for s in series { th.num scope="col" { (s.name) } }
+                    } }
+                    tbody {
+                        @for (k, point) in first.curve.points.iter().enumerate() {
+                            tr {
+                                td.num { (number(point.severity)) }
+                                td { (point.stages.join(", ")) }
+                                @for s in series {
+                                    td.num { @if let Some(i) = s.intervals.get(k) { (rate_with_interval(i)) } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }))
+        }
+        }
+    }
+}
+
+fn points_text(s: &CurveSeries<'_>) -> String {
+    s.curve
+        .points
+        .iter()
+        .map(|p| format!("{} at {}", percent(p.value), number(p.severity)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `area under the curve 0.873; break-even severity 0.125 (first below 90.0 %)`.
+pub(crate) fn curve_summary(curve: &SeverityCurve) -> String {
+    let auc = match curve.auc {
+        Some(a) => format!("normalised area under the curve {a:.3}"),
+        None => "no area (a single severity)".to_owned(),
+    };
+    let max = curve.points.last().map_or(0.0, |p| p.severity);
+    let threshold = percent(Some(curve.break_even.threshold));
+    let break_even = match curve.break_even.severity {
+        Some(0.0) => format!("already below {threshold} on clean texts (break-even severity 0)"),
+        Some(s) => format!(
+            "break-even severity {} (first below {threshold})",
+            number(s)
+        ),
+        None => format!("never below {threshold} up to severity {}", number(max)),
+    };
+    format!("{auc}; {break_even}")
+}
+
+/// The article for one profile report.
+pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Markup {
+    let report = &doc.report;
+    let figures = Figures::of(report);
+    let level = report.settings.level.get();
+    html! {
+        @match &figures {
+            Figures::Classify(_) => h2 { "Classifier profile" },
+            Figures::Extract(_) => h2 { "Extractor profile" },
+        }
+        dl.meta {
+            (source_rows(source))
+            dt { "Student" } dd { span.spec { (report.models.student.as_deref().unwrap_or("unnamed")) } }
+            dt { "Teacher" } dd { span.spec { (report.models.teacher.as_deref().unwrap_or("unnamed")) } }
+            (suite_rows(report))
+            (run_rows(&doc.runs))
+            dt { "Texts profiled" } dd { (report.n()) }
+            (settings_rows(report))
+        }
+        (cards(report, &figures))
+        (curves_section(report, &figures, ids))
+        @match &figures {
+            Figures::Classify(a) => {
+                (classify_corruptions(a, level))
+                (invariances_section(&figures.invariances(), level, ids, "label"))
+            }
+            Figures::Extract(a) => {
+                (extract_corruptions(a, level))
+                (invariances_section(&figures.invariances(), level, ids, "record"))
+                (extract_f1_under_invariances(a))
+                (validity_section(a, ids))
+                (heat_map_section(a, doc.fields.as_ref()))
+            }
+        }
+        @if let Some(a) = figures.abstention() {
+            (abstention_section(a, figures.clean(), ids, None))
+        }
+        @if let Some(p) = &report.probes {
+            (probes_section(&[("teacher", &p.teacher), ("student", &p.student)]))
+        }
+        (methods(level))
+    }
+}
+
+/// The suite's rows of the "what was run" list.
+pub(crate) fn suite_rows(report: &ProfileReport) -> Markup {
+    let suite = &report.suite;
+    let corruptions: Vec<String> = suite
+        .corruptions
+        .iter()
+        .map(|c| match (&c.family, c.severity) {
+            (Some(f), Some(s)) => format!("{} ({f} {})", c.name, number(s)),
+            _ => c.name.clone(),
+        })
+        .collect();
+    html! {
+        dt { "Suite" }
+        dd {
+            @if let Some(f) = &suite.fingerprint { span.spec { (f) } br; }
+            "corruptions: " (if corruptions.is_empty() { "none".to_owned() } else { corruptions.join(", ") }) br;
+            "invariances: " (if suite.invariances.is_empty() { "none".to_owned() } else { suite.invariances.join(", ") }) br;
+            (suite.probes) " probes"
+        }
+    }
+}
+
+/// Level and threshold.
+pub(crate) fn settings_rows(report: &ProfileReport) -> Markup {
+    html! {
+        dt { "Intervals" }
+        dd { (format!("{:.0} %", report.settings.level.get() * 100.0)) " (Wilson score; delta method for F1; Newcombe for paired differences)" }
+        dt { "Break-even threshold" }
+        dd { (percent(Some(report.settings.break_even))) }
+    }
+}
+
+fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
+    let level = report.settings.level.get();
+    let invariances = figures.invariances();
+    let worse = invariances
+        .iter()
+        .filter(|i| Direction::of(i.test, level) == Direction::FirstHigher)
+        .count();
+    let invariances = invariances.len();
+    html! {
+        div.cards {
+            @match figures {
+                Figures::Classify(a) => div.card {
+                    "Clean agreement" span.big { (percent(a.clean.agreement.estimate)) }
+                    span.small { "interval " (crate::format::limits(&a.clean.agreement)) }
+                },
+                Figures::Extract(a) => {
+                    div.card {
+                        "Clean F1 (micro)" span.big { (percent(a.clean.f1.estimate)) }
+                        span.small { "interval " (crate::format::limits(&a.clean.f1)) }
+                    }
+                    div.card {
+                        "Exact record match" span.big { (percent(a.clean.exact_match.estimate)) }
+                        span.small { "interval " (crate::format::limits(&a.clean.exact_match)) }
+                    }
+                    div.card {
+                        "Schema validity" span.big { (percent(a.clean.schema_validity.student.estimate)) }
+                        span.small { "student; teacher " (percent(a.clean.schema_validity.teacher.estimate)) }
+                    }
+                }
+            }
+            @for (family, curve) in figures.curves() {
+                div.card {
+                    (family) span.big {
+                        @match curve.break_even.severity {
+                            Some(s) => { "break-even " (number(s)) },
+                            None => "never below",
+                        }
+                    }
+                    span.small { "threshold " (percent(Some(curve.break_even.threshold)))
+                        @if let Some(a) = curve.auc { "; area " (format!("{a:.3}")) } }
+                }
+            }
+            @if invariances > 0 {
+                div.card {
+                    "Invariances" span.big { (worse) " of " (invariances) }
+                    span.small { "where the student is significantly less invariant than the teacher" }
+                }
+            }
+        }
+    }
+}
+
+fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Markup {
+    let level = report.settings.level.get();
+    html! {
+        section.curves {
+            h3 { "Severity curves" }
+            @if figures.curves().is_empty() {
+                p { "No corruption of this suite has a severity, so there is no curve." }
+            } @else {
+                p.note { "Each family of corruptions with severities gives one curve of "
+                    (metric(report)) ", from the clean texts (severity 0) up." }
+                @for (family, curve) in figures.curves() {
+                    (curve_figure(ids, family, metric(report), &[CurveSeries {
+                        name: "student".to_owned(),
+                        style: 0,
+                        curve,
+                        intervals: point_intervals(report, curve),
+                    }], report.settings.break_even, level))
+                }
+            }
+        }
+    }
+}
+
+fn classify_corruptions(a: &ClassifyAnalysis, level: f64) -> Markup {
+    html! {
+        @if !a.corruptions.is_empty() {
+            section.corruptions {
+                h3 { "Corruptions" }
+                (scroll(html! {
+                    table {
+                        caption { "Agreement with the teacher under each corruption, paired with the clean texts" }
+                        thead { tr {
+                            th scope="col" { "corruption" } th scope="col" { "family" } th.num scope="col" { "severity" }
+                            th.num scope="col" { "agreement" } th.num scope="col" { "clean − corrupted" } th scope="col" { "verdict" }
+                        } }
+                        tbody {
+                            @for (name, c) in &a.corruptions {
+                                tr {
+                                    th scope="row" { (name) }
+                                    td { (c.family.as_deref().unwrap_or("—")) }
+                                    td.num { (c.severity.map_or("—".to_owned(), number)) }
+                                    td.num { (rate_with_interval(&c.agreement)) }
+                                    td.num { (points_with_interval(&c.clean_vs_corrupted.difference)) }
+                                    td.verdict { (corruption_verdict(&c.clean_vs_corrupted, level, "agreement")) }
+                                }
+                            }
+                        }
+                    }
+                }))
+            }
+        }
+    }
+}
+
+fn extract_corruptions(a: &ExtractAnalysis, level: f64) -> Markup {
+    html! {
+        @if !a.corruptions.is_empty() {
+            section.corruptions {
+                h3 { "Corruptions" }
+                (scroll(html! {
+                    table {
+                        caption { "F1 against the gold (the teacher's clean records) under each corruption; exact record matches paired with the clean texts" }
+                        thead { tr {
+                            th scope="col" { "corruption" } th.num scope="col" { "severity" }
+                            th.num scope="col" { "student F1" } th.num scope="col" { "teacher F1" }
+                            th.num scope="col" { "exact match" } th.num scope="col" { "clean − corrupted" } th scope="col" { "verdict" }
+                        } }
+                        tbody {
+                            @for (name, c) in &a.corruptions {
+                                tr {
+                                    th scope="row" { (name) }
+                                    td.num { (c.severity.map_or("—".to_owned(), number)) }
+                                    td.num { (rate_with_interval(&c.student_f1)) }
+                                    td.num { (rate_with_interval(&c.teacher_f1)) }
+                                    td.num { (rate_with_interval(&c.exact_match)) }
+                                    td.num { (points_with_interval(&c.clean_vs_corrupted.difference)) }
+                                    td.verdict { (corruption_verdict(&c.clean_vs_corrupted, level, "exact match")) }
+                                }
+                            }
+                        }
+                    }
+                }))
+            }
+        }
+    }
+}
+
+/// One invariance's student and teacher violation rates, for the chart and the table.
+pub(crate) struct InvarianceRow<'a> {
+    pub name: &'a str,
+    pub student: &'a Interval,
+    pub teacher: &'a Interval,
+    pub test: &'a profile_stats::PairedTest,
+}
+
+fn extract_f1_under_invariances(a: &ExtractAnalysis) -> Markup {
+    html! {
+        @if !a.invariances.is_empty() {
+            (scroll(html! {
+                table {
+                    caption { "F1 of each side against its own clean records under each invariance" }
+                    thead { tr { th scope="col" { "invariance" } th.num scope="col" { "student F1" } th.num scope="col" { "teacher F1" } } }
+                    tbody {
+                        @for (name, i) in &a.invariances {
+                            tr { th scope="row" { (name) } td.num { (rate_with_interval(&i.student_f1)) } td.num { (rate_with_interval(&i.teacher_f1)) } }
+                        }
+                    }
+                }
+            }))
+        }
+    }
+}
+
+fn invariances_section(rows: &[InvarianceRow<'_>], level: f64, ids: &Ids, answer: &str) -> Markup {
+    if rows.is_empty() {
+        return html! {};
+    }
+    let chart = IntervalChart {
+        id: ids.next(),
+        title: "Violation rates: student and teacher side by side".to_owned(),
+        desc: format!(
+            "For each invariance, the fraction of texts whose {answer} changed under the rewrite, \
+             student (circle, solid) and teacher (square, dashed), with {:.0} % intervals. {}",
+            level * 100.0,
+            rows.iter()
+                .map(|r| format!(
+                    "{}: student {}, teacher {}; {}",
+                    r.name,
+                    percent(r.student.estimate),
+                    percent(r.teacher.estimate),
+                    invariance_verdict(r.test, level, "student", "teacher")
+                ))
+                .collect::<Vec<_>>()
+                .join(". ")
+        ),
+        axis_label: format!("texts whose {answer} changed"),
+        groups: rows
+            .iter()
+            .map(|r| IntervalGroup {
+                heading: r.name.to_owned(),
+                rows: vec![
+                    interval_row("student", 0, r.student),
+                    interval_row("teacher", 1, r.teacher),
+                ],
+            })
+            .collect(),
+    };
+    html! {
+        section.invariances {
+            h3 { "Invariances" }
+            p.note { "A violation is a text whose " (answer) " changes under a rewrite that should not change it. "
+                "Student and teacher are paired text by text (exact McNemar test, Newcombe interval of the difference)." }
+            ul.verdicts {
+                @for r in rows {
+                    li { strong { (r.name) } ": " span.verdict { (invariance_verdict(r.test, level, "student", "teacher")) } }
+                }
+            }
+            div.stack {
+                figure {
+                    (legend([(0, "student"), (1, "teacher")]))
+                    (chart.render())
+                }
+                (scroll(html! {
+                    table {
+                        caption { "Violation rates and the paired test" }
+                        thead { tr {
+                            th scope="col" { "invariance" } th.num scope="col" { "student" } th.num scope="col" { "teacher" }
+                            th.num scope="col" { "student − teacher" } th.num scope="col" { "p" }
+                        } }
+                        tbody {
+                            @for r in rows {
+                                tr {
+                                    th scope="row" { (r.name) }
+                                    td.num { (rate_with_interval(r.student)) }
+                                    td.num { (rate_with_interval(r.teacher)) }
+                                    td.num { (points_with_interval(&r.test.difference)) }
+                                    td.num { (p_value(r.test.p)) }
+                                }
+                            }
+                        }
+                    }
+                }))
+            }
+        }
+    }
+}
+
+pub(crate) fn interval_row(label: &str, style: usize, i: &Interval) -> IntervalRow {
+    IntervalRow {
+        label: label.to_owned(),
+        style,
+        estimate: i.estimate,
+        lower: i.lower,
+        upper: i.upper,
+    }
+}
+
+fn validity_section(a: &ExtractAnalysis, ids: &Ids) -> Markup {
+    let v = &a.clean.schema_validity;
+    let chart = IntervalChart {
+        id: ids.next(),
+        title: "Schema validity of the clean records".to_owned(),
+        desc: format!(
+            "Fraction of clean records that are complete and grounded: student {}, teacher {}.",
+            rate_with_interval(&v.student),
+            rate_with_interval(&v.teacher)
+        ),
+        axis_label: "complete and grounded records".to_owned(),
+        groups: vec![IntervalGroup {
+            heading: "schema validity".to_owned(),
+            rows: vec![
+                interval_row("student", 0, &v.student),
+                interval_row("teacher", 1, &v.teacher),
+            ],
+        }],
+    };
+    html! {
+        section.validity {
+            h3 { "Schema validity" }
+            p.note { "A record is valid when every expected field is present with a value and every value occurs in its source text." }
+            div.charts {
+                figure { (chart.render()) }
+                (scroll(html! {
+                    table {
+                        caption { "Valid clean records" }
+                        tbody {
+                            tr { th scope="row" { "student" } td.num { (rate_with_interval(&v.student)) } }
+                            tr { th scope="row" { "teacher" } td.num { (rate_with_interval(&v.teacher)) } }
+                        }
+                    }
+                }))
+            }
+        }
+    }
+}
+
+/// The F1 heat map: fields (and the micro F1 over all of them) × stages.
+fn heat_map_section(a: &ExtractAnalysis, fields: Option<&FieldBreakdown>) -> Markup {
+    let mut stages: Vec<(String, &'static str)> = vec![("clean".to_owned(), "clean")];
+    stages.extend(a.corruptions.keys().map(|k| (k.clone(), "corruption")));
+    stages.extend(a.invariances.keys().map(|k| (k.clone(), "invariance")));
+    let micro: Vec<Option<f64>> = std::iter::once(a.clean.f1.estimate)
+        .chain(a.corruptions.values().map(|c| c.student_f1.estimate))
+        .chain(a.invariances.values().map(|i| i.student_f1.estimate))
+        .collect();
+    let mut rows: Vec<(String, Vec<Option<f64>>)> = Vec::new();
+    // Keys the student made up (only ever false positives) are counted, not mapped: a typo in
+    // a key name would otherwise add a row of zeros per misspelling.
+    let mut made_up: Vec<String> = Vec::new();
+    if let Some(b) = fields {
+        let reports = || b.corruptions.values().chain(b.invariances.values());
+        let mut names: Vec<&String> = b.clean.keys().collect();
+        for r in reports() {
+            names.extend(r.student.keys());
+        }
+        names.sort();
+        names.dedup();
+        for name in names {
+            let counts = std::iter::once(b.clean.get(name))
+                .chain(reports().map(|r| r.student.get(name)))
+                .flatten();
+            let referenced = counts.clone().any(|c| c.tp + c.fn_ > 0);
+            if !referenced {
+                made_up.push(name.clone());
+                continue;
+            }
+            let cells = std::iter::once(b.clean.get(name).map(|c| c.f1))
+                .chain(a.corruptions.keys().map(|k| {
+                    b.corruptions
+                        .get(k)
+                        .and_then(|r| r.student.get(name))
+                        .map(|c| c.f1)
+                }))
+                .chain(a.invariances.keys().map(|k| {
+                    b.invariances
+                        .get(k)
+                        .and_then(|r| r.student.get(name))
+                        .map(|c| c.f1)
+                }))
+                .collect();
+            rows.push((name.clone(), cells));
+        }
+    }
+    html! {
+        section.heat-map {
+            h3 { "F1 per field and stage" }
+            p.note {
+                "The student's F1 per field: against the gold (the teacher's clean records) on clean and corrupted texts, "
+                "against its own clean records under invariances. Darker is higher; each cell shows its value."
+            }
+            @if !made_up.is_empty() {
+                p.note { "The student also produced " (made_up.len()) " key" @if made_up.len() != 1 { "s" }
+                    " that no reference record has (false positives only, not mapped): "
+                    @for (k, name) in made_up.iter().take(12).enumerate() { @if k > 0 { ", " } span.spec { (name) } }
+                    @if made_up.len() > 12 { ", …" } "." }
+            }
+            @if fields.is_none() {
+                p.note { "This report carries no per-field breakdown (a top-level " code { "fields" } " object), "
+                    "so only the micro F1 over all fields is shown." }
+            }
+            (scroll(html! {
+                table.heat {
+                    caption { "Student F1, fields × stages" }
+                    thead { tr {
+                        th scope="col" { "field" }
+                        @for (stage, kind) in &stages { th scope="col" title=(kind) { (stage) } }
+                    } }
+                    tbody {
+                        @for (name, cells) in &rows {
+                            tr { th scope="row" { span.spec { (name) } } @for v in cells { (heat_cell(*v)) } }
+                        }
+                        tr.micro { th scope="row" { "all fields (micro)" } @for v in &micro { (heat_cell(*v)) } }
+                    }
+                }
+            }))
+        }
+    }
+}
+
+pub(crate) fn heat_cell(value: Option<f64>) -> Markup {
+    let (background, colour) = heat(value);
+    html! {
+        td.cell style=(format!("background:{background};color:{colour}")) {
+            @match value { Some(v) => (format!("{v:.2}")), None => "—" }
+        }
+    }
+}
+
+/// Abstention: coverage and selective agreement of each side with a decision API.
+pub(crate) fn abstention_section(
+    a: &AbstentionAnalysis,
+    clean: &Interval,
+    ids: &Ids,
+    student: Option<&str>,
+) -> Markup {
+    let sides: Vec<(&str, usize, &analysis::SideAbstention)> =
+        [("student", 0, &a.student), ("teacher", 1, &a.teacher)]
+            .into_iter()
+            .filter_map(|(name, style, side)| side.as_ref().map(|s| (name, style, s)))
+            .collect();
+    let chart = IntervalChart {
+        id: ids.next(),
+        title: "Coverage and selective agreement".to_owned(),
+        desc: format!(
+            "For each side with a decision API, the fraction of clean texts it answered (coverage) \
+             and the agreement on the texts it answered (selective agreement), with intervals. {} \
+             Agreement on all clean texts: {}.",
+            sides
+                .iter()
+                .map(|(name, _, s)| format!(
+                    "{name}: coverage {}, selective agreement {}",
+                    percent(s.coverage.estimate),
+                    percent(s.selective_agreement.estimate)
+                ))
+                .collect::<Vec<_>>()
+                .join("; "),
+            percent(clean.estimate)
+        ),
+        axis_label: "fraction of clean texts".to_owned(),
+        groups: sides
+            .iter()
+            .map(|(name, style, s)| IntervalGroup {
+                heading: format!("{name} decides"),
+                rows: vec![
+                    interval_row("coverage", *style, &s.coverage),
+                    interval_row("selective agr.", *style, &s.selective_agreement),
+                ],
+            })
+            .chain(std::iter::once(IntervalGroup {
+                heading: "both answer".to_owned(),
+                rows: vec![
+                    interval_row("coverage", 2, &a.both_answered.coverage),
+                    interval_row("agreement", 2, &a.both_answered.agreement),
+                ],
+            }))
+            .collect(),
+    };
+    html! {
+        section.abstention {
+            h3 { "Abstention" @if let Some(name) = student { ": " span.spec { (name) } } }
+            p.note { "Agreement on all clean texts is " (percent(clean.estimate)) ". Escalating well raises the agreement on the texts a side answers (selective agreement) at the cost of coverage." }
+            div.stack {
+                figure { (chart.render()) }
+                (scroll(html! {
+                    table {
+                        caption { "Selective prediction on the clean texts" }
+                        thead { tr {
+                            th scope="col" { "side" } th.num scope="col" { "coverage" } th.num scope="col" { "selective agreement" }
+                            th.num scope="col" { "escalated where disagreeing" } th.num scope="col" { "disagreements escalated" }
+                        } }
+                        tbody {
+                            @for (name, _, s) in &sides {
+                                tr {
+                                    th scope="row" { (name) }
+                                    td.num { (rate_with_interval(&s.coverage)) }
+                                    td.num { (rate_with_interval(&s.selective_agreement)) }
+                                    td.num { (rate_with_interval(&s.escalated_where_disagreeing)) }
+                                    td.num { (rate_with_interval(&s.disagreements_escalated)) }
+                                }
+                            }
+                            tr {
+                                th scope="row" { "both answered" }
+                                td.num { (rate_with_interval(&a.both_answered.coverage)) }
+                                td.num { (rate_with_interval(&a.both_answered.agreement)) }
+                                td.num { "—" } td.num { "—" }
+                            }
+                        }
+                    }
+                }))
+            }
+        }
+    }
+}
+
+/// The probes' raw predictions, one column per model (the first is the reference every other
+/// column is compared with); rows where any prediction differs from the first are highlighted.
+pub(crate) fn probes_section(columns: &[(&str, &Vec<Label>)]) -> Markup {
+    let rows = columns.iter().map(|c| c.1.len()).max().unwrap_or(0);
+    let cell = |c: usize, r: usize| columns.get(c).and_then(|col| col.1.get(r));
+    let differs = |r: usize| {
+        let first = cell(0, r).map(|l| py_str(l).into_owned());
+        (1..columns.len()).any(|c| cell(c, r).map(|l| py_str(l).into_owned()) != first)
+    };
+    let differing = (0..rows).filter(|&r| differs(r)).count();
+    html! {
+        section.probes {
+            h3 { "Probes" }
+            p.note { "Raw predictions on the suite's probes. "
+                (differing) " of " (rows) " rows differ; they are highlighted and marked ≠ (labels compared by their Python " code { "str()" } " form, as the profile compares them)." }
+            (scroll(html! {
+                table.probes {
+                    caption { "Probe predictions" }
+                    thead { tr {
+                        th.num scope="col" { "probe" }
+                        @for (name, _) in columns { th scope="col" { (name) } }
+                        th scope="col" { "same?" }
+                    } }
+                    tbody {
+                        @for r in 0..rows {
+                            tr.differs[differs(r)] {
+                                td.num { (r + 1) }
+                                @for c in 0..columns.len() {
+                                    td.text { @match cell(c, r) { Some(l) => span.spec { (py_str(l)) }, None => "—" } }
+                                }
+                                td { @if differs(r) { span.mark { "≠ differs" } } @else { "same" } }
+                            }
+                        }
+                    }
+                }
+            }))
+        }
+    }
+}
+
+/// How the figures were computed.
+pub(crate) fn methods(level: f64) -> Markup {
+    html! {
+        section.methods {
+            h3 { "Methods" }
+            ul.note {
+                li { "Rates carry " (format!("{:.0} %", level * 100.0)) " Wilson score intervals; micro F1 carries a delta-method interval of a ratio of per-text sums." }
+                li { "Paired comparisons (clean vs corrupted, student vs teacher, student vs student) use the exact McNemar test and Newcombe's hybrid score interval of the difference; "
+                    "a difference is called significant when p < " (number(((1.0 - level) * 1e9).round() / 1e9)) "." }
+                li { "Severity curves pool the stages of equal severity; the break-even severity is interpolated linearly where a curve first falls below the threshold; the area is normalised by the largest severity." }
+            }
+        }
+    }
+}

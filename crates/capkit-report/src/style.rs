@@ -1,0 +1,99 @@
+//! The page's one inline style sheet and the heat-map colour ramp.
+
+/// The style sheet: system fonts only, one column that reflows from a phone's width to 1280 px
+/// and beyond, wide tables scroll inside their own box, charts scale with the column.
+pub const CSS: &str = r#"
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #fff; color: #1a1a1a;
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+header.page, main, footer { max-width: 1180px; margin: 0 auto; padding: 0 16px; }
+header.page { border-bottom: 3px solid #1a1a1a; padding-bottom: 8px; }
+h1 { font-size: 1.7rem; margin: 16px 0 4px; }
+h2 { font-size: 1.4rem; margin: 36px 0 8px; padding-bottom: 4px; border-bottom: 2px solid #1a1a1a; }
+h3 { font-size: 1.15rem; margin: 28px 0 8px; }
+h4 { font-size: 1rem; margin: 16px 0 4px; }
+p { margin: 6px 0; max-width: 72em; }
+.sub { color: #4a4a4a; }
+nav ol { margin: 4px 0; padding-left: 1.4em; }
+dl.meta { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 16px; margin: 8px 0 16px; }
+dl.meta dt { font-weight: 600; }
+dl.meta dd { margin: 0; overflow-wrap: anywhere; }
+.spec, code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .92em; overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: 600; padding: 4px 0; }
+th, td { border-bottom: 1px solid #cfcfcf; padding: 4px 10px; text-align: left; vertical-align: top; }
+thead th { border-bottom: 2px solid #1a1a1a; }
+tfoot td { border-top: 2px solid #1a1a1a; font-style: italic; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+td.text { overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
+td.verdict { min-width: 16em; }
+tr.differs td { background: #fbe3b4; }
+tr.differs td:first-child { box-shadow: inset 5px 0 0 #1a1a1a; }
+.mark { font-weight: 700; }
+.verdict { font-weight: 600; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 210px), 1fr)); gap: 12px; margin: 12px 0; }
+.card { border: 1px solid #bdbdbd; border-radius: 6px; padding: 8px 12px; }
+.card .big { display: block; font-size: 1.5rem; font-weight: 700; }
+.card .small { display: block; color: #4a4a4a; font-size: .88rem; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 480px), 1fr)); gap: 16px 28px; }
+.stack { margin-bottom: 8px; }
+figure { margin: 0 0 16px; min-width: 0; }
+figcaption { font-size: .92rem; color: #333; margin-top: 4px; }
+svg.chart { display: block; width: 100%; height: auto; max-width: 600px; }
+svg.chart text { font-family: sans-serif; font-size: 13px; }
+svg.chart text:not([fill]) { fill: #1a1a1a; }
+svg.chart text.note { font-size: 12px; }
+svg.chart text.heading { font-weight: 700; }
+svg.chart .grid line { stroke: #e0e0e0; }
+svg.chart .axis { stroke: #1a1a1a; }
+svg.chart .band { opacity: .16; }
+svg.chart .curve { fill: none; stroke-width: 2.5; }
+svg.chart .threshold { stroke: #1a1a1a; stroke-dasharray: 1 4; stroke-width: 1.5; }
+svg.chart .break-even { stroke-dasharray: 3 3; stroke-width: 1.5; }
+svg.chart .clean { fill: none; stroke: #1a1a1a; stroke-width: 1.5; }
+svg.chart .whisker { stroke-width: 2; }
+ul.legend { list-style: none; padding: 0; margin: 4px 0 8px; display: flex; flex-wrap: wrap; gap: 4px 18px; }
+svg.swatch { width: 36px; height: 14px; vertical-align: middle; }
+table.heat td.cell { text-align: center; min-width: 4.6em; font-weight: 600; }
+.note { color: #333; font-size: .92rem; }
+footer { margin-top: 40px; padding-top: 8px; border-top: 1px solid #bdbdbd; color: #4a4a4a; font-size: .9rem; }
+@media (max-width: 600px) {
+  body { font-size: 14px; }
+  h1 { font-size: 1.4rem; }
+  th, td { padding: 3px 6px; }
+  dl.meta { grid-template-columns: minmax(0, 1fr); gap: 0; }
+  dl.meta dd { margin-bottom: 6px; }
+  svg.chart text { font-size: 15px; }
+  svg.chart text.note { font-size: 14px; }
+}
+"#;
+
+/// Background and text colour of a heat-map cell for a value in `[0, 1]`: one hue whose
+/// lightness falls from 96 % (0) to 30 % (1), so cells order the same way in greyscale; the
+/// text turns white on dark cells. `None` (undefined) is light grey.
+pub fn heat(value: Option<f64>) -> (String, &'static str) {
+    match value.filter(|v| v.is_finite()) {
+        Some(v) => {
+            let lightness = 96.0 - 66.0 * v.clamp(0.0, 1.0);
+            let text = if lightness < 60.0 { "#fff" } else { "#1a1a1a" };
+            (format!("hsl(212, 55%, {lightness:.0}%)"), text)
+        }
+        None => ("#eeeeee".to_owned(), "#1a1a1a"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::heat;
+
+    #[test]
+    fn heat_is_monotone_in_lightness() {
+        assert_eq!(heat(Some(0.0)).0, "hsl(212, 55%, 96%)");
+        assert_eq!(heat(Some(1.0)), ("hsl(212, 55%, 30%)".to_owned(), "#fff"));
+        assert_eq!(heat(Some(0.6)).1, "#fff");
+        assert_eq!(heat(Some(0.5)).1, "#1a1a1a");
+        assert_eq!(heat(None).0, "#eeeeee");
+    }
+}

@@ -1,0 +1,965 @@
+//! Plain inline SVG charts, built by hand: a line chart with interval bands (severity curves)
+//! and an interval chart (rates with their intervals, side by side).
+//!
+//! Each chart first computes its geometry — where every point, band and mark lands in the
+//! chart's view box — as plain numbers ([`LineChart::geometry`], [`IntervalChart::geometry`]),
+//! then writes it as SVG with maud, which escapes every label. The geometry is unit-tested:
+//! points land where the numbers say. Text uses the generic `sans-serif` family (no font file,
+//! nothing fetched); every chart carries a `<title>` and a `<desc>` and is drawn beside a table
+//! of the same numbers. Series differ by dash pattern and marker shape as well as by colour, so
+//! they stay apart in greyscale.
+
+use maud::{Markup, html};
+
+/// A linear map from a domain interval to a range interval (pixels of the view box).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    d0: f64,
+    d1: f64,
+    r0: f64,
+    r1: f64,
+}
+
+impl Scale {
+    /// Maps `domain.0 → range.0` and `domain.1 → range.1` (the range may be inverted).
+    pub fn new(domain: (f64, f64), range: (f64, f64)) -> Scale {
+        Scale {
+            d0: domain.0,
+            d1: domain.1,
+            r0: range.0,
+            r1: range.1,
+        }
+    }
+
+    /// Where `v` lands; an empty domain maps everything to the middle of the range.
+    pub fn map(&self, v: f64) -> f64 {
+        let span = self.d1 - self.d0;
+        if span == 0.0 || !span.is_finite() {
+            return (self.r0 + self.r1) / 2.0;
+        }
+        self.r0 + (v - self.d0) / span * (self.r1 - self.r0)
+    }
+}
+
+/// A view box and the margins around its plot area.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    /// View-box width.
+    pub width: f64,
+    /// View-box height.
+    pub height: f64,
+    /// Left margin (axis labels).
+    pub left: f64,
+    /// Right margin.
+    pub right: f64,
+    /// Top margin.
+    pub top: f64,
+    /// Bottom margin (axis labels).
+    pub bottom: f64,
+}
+
+impl Frame {
+    /// The horizontal scale of the plot area for `domain`.
+    pub fn x(&self, domain: (f64, f64)) -> Scale {
+        Scale::new(domain, (self.left, self.width - self.right))
+    }
+
+    /// The vertical scale of the plot area for `domain` (larger values higher up).
+    pub fn y(&self, domain: (f64, f64)) -> Scale {
+        Scale::new(domain, (self.height - self.bottom, self.top))
+    }
+}
+
+/// How a series is drawn: a colour, a dash pattern and a marker shape, distinct in greyscale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeriesStyle {
+    /// Stroke and fill colour.
+    pub colour: &'static str,
+    /// `stroke-dasharray` (`""` for solid).
+    pub dash: &'static str,
+    /// Marker shape.
+    pub marker: Marker,
+}
+
+/// A marker shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// A filled circle.
+    Circle,
+    /// A filled square.
+    Square,
+    /// A filled triangle.
+    Triangle,
+    /// A filled diamond.
+    Diamond,
+    /// A hollow circle.
+    Ring,
+}
+
+/// The styles of series 0, 1, 2, …: the student first (black, solid, circles), the teacher
+/// second (grey, dashed, squares), further students after; cycles beyond the list.
+pub const STYLES: [SeriesStyle; 5] = [
+    SeriesStyle {
+        colour: "#1a1a1a",
+        dash: "",
+        marker: Marker::Circle,
+    },
+    SeriesStyle {
+        colour: "#767676",
+        dash: "7 4",
+        marker: Marker::Square,
+    },
+    SeriesStyle {
+        colour: "#0a5fb4",
+        dash: "2 3",
+        marker: Marker::Triangle,
+    },
+    SeriesStyle {
+        colour: "#a34b00",
+        dash: "10 3 2 3",
+        marker: Marker::Diamond,
+    },
+    SeriesStyle {
+        colour: "#5b3a8c",
+        dash: "4 2",
+        marker: Marker::Ring,
+    },
+];
+
+/// The style of series `index`.
+pub fn style(index: usize) -> SeriesStyle {
+    STYLES[index % STYLES.len()]
+}
+
+/// One point of a curve: `y` and its band are fractions in `[0, 1]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurvePoint {
+    /// Severity.
+    pub x: f64,
+    /// The value, `None` when undefined (the line breaks there).
+    pub y: Option<f64>,
+    /// The interval `(lower, upper)` drawn as a band.
+    pub band: Option<(f64, f64)>,
+}
+
+/// One curve of a line chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// The legend's name for it.
+    pub name: String,
+    /// Its style index ([`style`]).
+    pub style: usize,
+    /// The points, the clean point (severity 0) first, severities increasing.
+    pub points: Vec<CurvePoint>,
+    /// Where it first falls below the threshold, if it does.
+    pub break_even: Option<f64>,
+}
+
+/// A line chart of rates against severity, with interval bands, the clean point ringed, a
+/// threshold line and each curve's break-even severity marked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineChart {
+    /// A page-unique id (ASCII, never user text): prefixes the title and desc ids.
+    pub id: String,
+    /// The chart's title (`<title>`).
+    pub title: String,
+    /// Its description (`<desc>`): what it shows, in words.
+    pub desc: String,
+    /// The x axis.
+    pub x_label: String,
+    /// The y axis.
+    pub y_label: String,
+    /// The curves.
+    pub curves: Vec<Curve>,
+    /// The break-even threshold, drawn as a horizontal line.
+    pub threshold: Option<f64>,
+}
+
+/// Where a curve's pieces land in the view box.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveGeometry {
+    /// Polylines (a new one after every undefined point).
+    pub lines: Vec<Vec<(f64, f64)>>,
+    /// The band's polygon: upper limits left to right, then lower limits right to left.
+    pub band: Vec<(f64, f64)>,
+    /// Markers at the defined points.
+    pub markers: Vec<(f64, f64)>,
+    /// The break-even mark's x, if any.
+    pub break_even: Option<f64>,
+}
+
+/// Where a line chart's pieces land.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineGeometry {
+    /// The frame.
+    pub frame: Frame,
+    /// The severity axis' largest value.
+    pub x_max: f64,
+    /// Ticks of the x axis: (severity, x), labels at least 34 units apart.
+    pub x_ticks: Vec<(f64, f64)>,
+    /// Ticks of the y axis: (value, y).
+    pub y_ticks: Vec<(f64, f64)>,
+    /// The threshold line's y.
+    pub threshold: Option<f64>,
+    /// Per curve.
+    pub curves: Vec<CurveGeometry>,
+}
+
+/// The line chart's frame: a 440 × 280 view box (small, so that its text stays legible when
+/// the chart shrinks to a phone's width).
+pub const LINE_FRAME: Frame = Frame {
+    width: 440.0,
+    height: 280.0,
+    left: 52.0,
+    right: 16.0,
+    top: 16.0,
+    bottom: 46.0,
+};
+
+impl LineChart {
+    /// Where every piece lands in [`LINE_FRAME`]: x from 0 to the largest severity, y from 0 to 1.
+    pub fn geometry(&self) -> LineGeometry {
+        let frame = LINE_FRAME;
+        let x_max = self
+            .curves
+            .iter()
+            .flat_map(|c| c.points.iter().map(|p| p.x))
+            .filter(|x| x.is_finite())
+            .fold(0.0_f64, f64::max);
+        let x_max = if x_max > 0.0 { x_max } else { 1.0 };
+        let xs = frame.x((0.0, x_max));
+        let ys = frame.y((0.0, 1.0));
+        let at = |x: f64, y: f64| (xs.map(x), ys.map(y.clamp(0.0, 1.0)));
+        let curves = self
+            .curves
+            .iter()
+            .map(|curve| {
+                let mut lines: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+                let mut markers = Vec::new();
+                for p in &curve.points {
+                    match p.y {
+                        Some(y) if y.is_finite() => {
+                            let point = at(p.x, y);
+                            markers.push(point);
+                            if let Some(line) = lines.last_mut() {
+                                line.push(point);
+                            }
+                        }
+                        _ => lines.push(Vec::new()),
+                    }
+                }
+                lines.retain(|l| !l.is_empty());
+                let banded: Vec<(f64, f64, f64)> = curve
+                    .points
+                    .iter()
+                    .filter_map(|p| p.band.map(|(lo, hi)| (p.x, lo, hi)))
+                    .collect();
+                let band = banded
+                    .iter()
+                    .map(|&(x, _, hi)| at(x, hi))
+                    .chain(banded.iter().rev().map(|&(x, lo, _)| at(x, lo)))
+                    .collect();
+                CurveGeometry {
+                    lines,
+                    band,
+                    markers,
+                    break_even: curve.break_even.map(|x| xs.map(x.clamp(0.0, x_max))),
+                }
+            })
+            .collect();
+        let mut severities: Vec<f64> = self
+            .curves
+            .iter()
+            .flat_map(|c| c.points.iter().map(|p| p.x))
+            .filter(|x| x.is_finite())
+            .collect();
+        severities.sort_by(f64::total_cmp);
+        severities.dedup();
+        let mut x_ticks: Vec<(f64, f64)> = Vec::new();
+        for s in severities {
+            let x = xs.map(s);
+            if x_ticks.last().is_none_or(|&(_, last)| x - last >= 34.0) {
+                x_ticks.push((s, x));
+            }
+        }
+        let y_ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
+            .into_iter()
+            .map(|v| (v, ys.map(v)))
+            .collect();
+        LineGeometry {
+            frame,
+            x_max,
+            x_ticks,
+            y_ticks,
+            threshold: self.threshold.map(|t| ys.map(t.clamp(0.0, 1.0))),
+            curves,
+        }
+    }
+
+    /// The chart as an inline `<svg>`.
+    pub fn render(&self) -> Markup {
+        let g = self.geometry();
+        let f = g.frame;
+        let (x0, x1) = (f.left, f.width - f.right);
+        let (y0, y1) = (f.height - f.bottom, f.top);
+        let title_id = format!("{}-title", self.id);
+        let desc_id = format!("{}-desc", self.id);
+        html! {
+            svg.chart viewBox=(format!("0 0 {} {}", f.width, f.height)) role="img"
+                aria-labelledby=(format!("{title_id} {desc_id}")) {
+                title id=(title_id) { (self.title) }
+                desc id=(desc_id) { (self.desc) }
+                g.grid {
+                    @for &(v, y) in &g.y_ticks {
+                        line x1=(n(x0)) x2=(n(x1)) y1=(n(y)) y2=(n(y)) {}
+                        text.tick x=(n(x0 - 6.0)) y=(n(y + 4.0)) text-anchor="end" { (format!("{:.0} %", v * 100.0)) }
+                    }
+                    @for &(s, x) in &g.x_ticks {
+                        line x1=(n(x)) x2=(n(x)) y1=(n(y0)) y2=(n(y0 + 5.0)) {}
+                        text.tick x=(n(x)) y=(n(y0 + 18.0)) text-anchor="middle" { (crate::format::number(s)) }
+                    }
+                }
+                line.axis x1=(n(x0)) x2=(n(x1)) y1=(n(y0)) y2=(n(y0)) {}
+                line.axis x1=(n(x0)) x2=(n(x0)) y1=(n(y0)) y2=(n(y1)) {}
+                text.label x=(n((x0 + x1) / 2.0)) y=(n(f.height - 8.0)) text-anchor="middle" { (self.x_label) }
+                text.label x="14" y=(n((y0 + y1) / 2.0)) text-anchor="middle"
+                    transform=(format!("rotate(-90 14 {})", n((y0 + y1) / 2.0))) { (self.y_label) }
+                @if let (Some(y), Some(t)) = (g.threshold, self.threshold) {
+                    line.threshold x1=(n(x0)) x2=(n(x1)) y1=(n(y)) y2=(n(y)) {}
+                    text.note x=(n(x1 - 4.0)) y=(n(y - 5.0)) text-anchor="end" { "threshold " (crate::format::percent(Some(t))) }
+                }
+                @for (curve, geometry) in self.curves.iter().zip(&g.curves) {
+                    @let st = style(curve.style);
+                    @if geometry.band.len() > 2 {
+                        path.band d=(closed_path(&geometry.band)) fill=(st.colour) {}
+                    }
+                }
+                @for (curve, geometry) in self.curves.iter().zip(&g.curves) {
+                    @let st = style(curve.style);
+                    @for line in &geometry.lines {
+                        path.curve d=(open_path(line)) stroke=(st.colour) stroke-dasharray=[dash(st)] {}
+                    }
+                    @for &(x, y) in &geometry.markers {
+                        (marker(st, x, y))
+                    }
+                    @if let Some(x) = geometry.break_even {
+                        line.break-even x1=(n(x)) x2=(n(x)) y1=(n(y0)) y2=(n(y1)) stroke=(st.colour) {}
+                    }
+                }
+                @if let Some(&(x, y)) = g.curves.first().and_then(|c| c.markers.first()) {
+                    @if self.curves.first().and_then(|c| c.points.first()).is_some_and(|p| p.x == 0.0) {
+                        circle.clean cx=(n(x)) cy=(n(y)) r="8" {}
+                        text.note x=(n(x + 10.0)) y=(n(if y > y1 + 24.0 { y - 10.0 } else { y + 20.0 })) { "clean" }
+                    }
+                }
+                @for (i, (curve, geometry)) in self.curves.iter().zip(&g.curves).enumerate() {
+                    @if let (Some(x), Some(s)) = (geometry.break_even, curve.break_even) {
+                        text.note x=(n(x + 4.0)) y=(n(y1 + 12.0 + 14.0 * i as f64)) fill=(style(curve.style).colour) {
+                            "break-even " (crate::format::number(s))
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The legend of a set of series, as HTML (it wraps on narrow screens).
+pub fn legend<'a>(entries: impl IntoIterator<Item = (usize, &'a str)>) -> Markup {
+    html! {
+        ul.legend {
+            @for (index, name) in entries {
+                li {
+                    svg.swatch viewBox="0 0 36 14" aria-hidden="true" {
+                        @let st = style(index);
+                        line x1="2" x2="34" y1="7" y2="7" stroke=(st.colour) stroke-width="2" stroke-dasharray=[dash(st)] {}
+                        (marker(st, 18.0, 7.0))
+                    }
+                    " " (name)
+                }
+            }
+        }
+    }
+}
+
+/// One row of an interval chart: a rate with its interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalRow {
+    /// The row's label (truncated in the chart; the table beside it has it whole).
+    pub label: String,
+    /// Its style index ([`style`]).
+    pub style: usize,
+    /// The estimate, `None` when undefined.
+    pub estimate: Option<f64>,
+    /// Lower limit.
+    pub lower: f64,
+    /// Upper limit.
+    pub upper: f64,
+}
+
+/// A group of rows under a heading (an invariance: student, teacher).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalGroup {
+    /// The heading.
+    pub heading: String,
+    /// The rows.
+    pub rows: Vec<IntervalRow>,
+}
+
+/// Rates from 0 to 100 % with their intervals, in groups of rows drawn side by side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalChart {
+    /// A page-unique id (ASCII, never user text).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub desc: String,
+    /// The axis label.
+    pub axis_label: String,
+    /// The groups.
+    pub groups: Vec<IntervalGroup>,
+}
+
+/// Where one interval row lands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowGeometry {
+    /// The row's centre line.
+    pub y: f64,
+    /// Whisker ends (lower, upper).
+    pub whisker: (f64, f64),
+    /// The estimate's x.
+    pub estimate: Option<f64>,
+}
+
+/// Where an interval chart's pieces land.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalGeometry {
+    /// The frame (its height grows with the rows).
+    pub frame: Frame,
+    /// Each group's heading baseline.
+    pub headings: Vec<f64>,
+    /// Each group's rows.
+    pub rows: Vec<Vec<RowGeometry>>,
+    /// Ticks: (value, x).
+    pub ticks: Vec<(f64, f64)>,
+}
+
+/// Height of an interval row.
+const ROW: f64 = 20.0;
+/// Height of a group heading.
+const HEADING: f64 = 22.0;
+
+impl IntervalChart {
+    /// Where every piece lands: x from 0 to 1 over the plot area, rows stacked from the top.
+    pub fn geometry(&self) -> IntervalGeometry {
+        let rows: usize = self.groups.iter().map(|g| g.rows.len()).sum();
+        let top = 8.0;
+        let height = top + HEADING * self.groups.len() as f64 + ROW * rows as f64 + 40.0;
+        let frame = Frame {
+            width: 440.0,
+            height,
+            left: 120.0,
+            right: 72.0,
+            top,
+            bottom: 40.0,
+        };
+        let xs = frame.x((0.0, 1.0));
+        let mut y = top;
+        let mut headings = Vec::new();
+        let mut geometry = Vec::new();
+        for group in &self.groups {
+            headings.push(y + 15.0);
+            y += HEADING;
+            let mut rows = Vec::new();
+            for row in &group.rows {
+                let centre = y + ROW / 2.0;
+                rows.push(RowGeometry {
+                    y: centre,
+                    whisker: (
+                        xs.map(row.lower.clamp(0.0, 1.0)),
+                        xs.map(row.upper.clamp(0.0, 1.0)),
+                    ),
+                    estimate: row
+                        .estimate
+                        .filter(|e| e.is_finite())
+                        .map(|e| xs.map(e.clamp(0.0, 1.0))),
+                });
+                y += ROW;
+            }
+            geometry.push(rows);
+        }
+        let ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
+            .into_iter()
+            .map(|v| (v, xs.map(v)))
+            .collect();
+        IntervalGeometry {
+            frame,
+            headings,
+            rows: geometry,
+            ticks,
+        }
+    }
+
+    /// The chart as an inline `<svg>`.
+    pub fn render(&self) -> Markup {
+        let g = self.geometry();
+        let f = g.frame;
+        let (x0, x1) = (f.left, f.width - f.right);
+        let (y0, y1) = (f.height - f.bottom, f.top);
+        let title_id = format!("{}-title", self.id);
+        let desc_id = format!("{}-desc", self.id);
+        html! {
+            svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
+                aria-labelledby=(format!("{title_id} {desc_id}")) {
+                title id=(title_id) { (self.title) }
+                desc id=(desc_id) { (self.desc) }
+                g.grid {
+                    @for &(v, x) in &g.ticks {
+                        line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
+                        text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (format!("{:.0} %", v * 100.0)) }
+                    }
+                }
+                text.label x=(n((x0 + x1) / 2.0)) y=(n(f.height - 6.0)) text-anchor="middle" { (self.axis_label) }
+                @for ((group, heading), rows) in self.groups.iter().zip(&g.headings).zip(&g.rows) {
+                    text.heading x="4" y=(n(*heading)) { (truncate(&group.heading, 34)) }
+                    @for (row, at) in group.rows.iter().zip(rows) {
+                        @let st = style(row.style);
+                        text.tick x=(n(x0 - 8.0)) y=(n(at.y + 4.0)) text-anchor="end" { (truncate(&row.label, 14)) }
+                        line.whisker x1=(n(at.whisker.0)) x2=(n(at.whisker.1)) y1=(n(at.y)) y2=(n(at.y)) stroke=(st.colour) {}
+                        line.whisker x1=(n(at.whisker.0)) x2=(n(at.whisker.0)) y1=(n(at.y - 4.0)) y2=(n(at.y + 4.0)) stroke=(st.colour) {}
+                        line.whisker x1=(n(at.whisker.1)) x2=(n(at.whisker.1)) y1=(n(at.y - 4.0)) y2=(n(at.y + 4.0)) stroke=(st.colour) {}
+                        @if let Some(x) = at.estimate {
+                            (marker(st, x, at.y))
+                        }
+                        text.value x=(n(x1 + 8.0)) y=(n(at.y + 4.0)) { (crate::format::percent(row.estimate)) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One row of a bar chart: a label and one value in `[0, 1]` per series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarRow {
+    /// The row's label.
+    pub label: String,
+    /// One value per series.
+    pub values: Vec<f64>,
+}
+
+/// Horizontal bars from 0 to 1, one bar per series in each row (the typo scores per task).
+/// The first series is drawn solid and dark, the second light with a dark outline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarChart {
+    /// A page-unique id (ASCII, never user text).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub desc: String,
+    /// The series' names, in the order of each row's values.
+    pub series: Vec<String>,
+    /// The rows.
+    pub rows: Vec<BarRow>,
+}
+
+/// Where one bar lands: its rectangle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarGeometry {
+    /// Left edge (the plot's left).
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width (the value's length).
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+}
+
+/// Where a bar chart's pieces land.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarChartGeometry {
+    /// The frame (its height grows with the rows).
+    pub frame: Frame,
+    /// Each row's label baseline and its bars.
+    pub rows: Vec<(f64, Vec<BarGeometry>)>,
+    /// Ticks: (value, x).
+    pub ticks: Vec<(f64, f64)>,
+}
+
+/// Height of one bar.
+const BAR: f64 = 9.0;
+/// Space between rows.
+const BAR_GAP: f64 = 8.0;
+
+/// Fill and outline of the bar series: dark solid, then light outlined.
+const BAR_STYLES: [(&str, &str); 2] = [("#1a1a1a", "#1a1a1a"), ("#d9d9d9", "#1a1a1a")];
+
+impl BarChart {
+    /// Where every bar lands: x from 0 to 1 over the plot area, rows stacked from the top.
+    pub fn geometry(&self) -> BarChartGeometry {
+        let per_row = BAR * self.series.len().max(1) as f64 + BAR_GAP;
+        let top = 8.0;
+        let frame = Frame {
+            width: 440.0,
+            height: top + per_row * self.rows.len() as f64 + 36.0,
+            left: 56.0,
+            right: 96.0,
+            top,
+            bottom: 36.0,
+        };
+        let xs = frame.x((0.0, 1.0));
+        let rows = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let y = top + per_row * i as f64;
+                let bars = row
+                    .values
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &v)| BarGeometry {
+                        x: frame.left,
+                        y: y + BAR * k as f64,
+                        width: xs.map(if v.is_finite() {
+                            v.clamp(0.0, 1.0)
+                        } else {
+                            0.0
+                        }) - frame.left,
+                        height: BAR,
+                    })
+                    .collect();
+                (y + per_row / 2.0, bars)
+            })
+            .collect();
+        let ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
+            .into_iter()
+            .map(|v| (v, xs.map(v)))
+            .collect();
+        BarChartGeometry { frame, rows, ticks }
+    }
+
+    /// The chart as an inline `<svg>`.
+    pub fn render(&self) -> Markup {
+        let g = self.geometry();
+        let f = g.frame;
+        let (y0, y1) = (f.height - f.bottom, f.top);
+        let title_id = format!("{}-title", self.id);
+        let desc_id = format!("{}-desc", self.id);
+        html! {
+            svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
+                aria-labelledby=(format!("{title_id} {desc_id}")) {
+                title id=(title_id) { (self.title) }
+                desc id=(desc_id) { (self.desc) }
+                g.grid {
+                    @for &(v, x) in &g.ticks {
+                        line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
+                        text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (crate::format::score(v)) }
+                    }
+                }
+                @for (row, (label_y, bars)) in self.rows.iter().zip(&g.rows) {
+                    text.tick x=(n(f.left - 8.0)) y=(n(label_y + 4.0)) text-anchor="end" { (truncate(&row.label, 8)) }
+                    @for (k, bar) in bars.iter().enumerate() {
+                        @let (fill, stroke) = BAR_STYLES[k % BAR_STYLES.len()];
+                        rect.bar x=(n(bar.x)) y=(n(bar.y)) width=(n(bar.width)) height=(n(bar.height)) fill=(fill) stroke=(stroke) {}
+                    }
+                    text.value x=(n(f.width - f.right + 8.0)) y=(n(label_y + 4.0)) {
+                        (row.values.iter().map(|v| crate::format::score(*v)).collect::<Vec<_>>().join(" / "))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The legend of the series (HTML).
+    pub fn legend(&self) -> Markup {
+        html! {
+            ul.legend {
+                @for (k, name) in self.series.iter().enumerate() {
+                    @let (fill, stroke) = BAR_STYLES[k % BAR_STYLES.len()];
+                    li {
+                        svg.swatch viewBox="0 0 36 14" aria-hidden="true" {
+                            rect x="2" y="2" width="32" height="10" fill=(fill) stroke=(stroke) {}
+                        }
+                        " " (name)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A coordinate with one decimal.
+fn n(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+fn dash(st: SeriesStyle) -> Option<&'static str> {
+    (!st.dash.is_empty()).then_some(st.dash)
+}
+
+fn open_path(points: &[(f64, f64)]) -> String {
+    let mut d = String::new();
+    for (i, &(x, y)) in points.iter().enumerate() {
+        d.push_str(if i == 0 { "M" } else { " L" });
+        d.push_str(&format!("{},{}", n(x), n(y)));
+    }
+    d
+}
+
+fn closed_path(points: &[(f64, f64)]) -> String {
+    let mut d = open_path(points);
+    d.push_str(" Z");
+    d
+}
+
+fn marker(st: SeriesStyle, x: f64, y: f64) -> Markup {
+    match st.marker {
+        Marker::Circle => html! { circle.marker cx=(n(x)) cy=(n(y)) r="4" fill=(st.colour) {} },
+        Marker::Ring => {
+            html! { circle.marker cx=(n(x)) cy=(n(y)) r="4" fill="#fff" stroke=(st.colour) stroke-width="2" {} }
+        }
+        Marker::Square => {
+            html! { rect.marker x=(n(x - 3.5)) y=(n(y - 3.5)) width="7" height="7" fill=(st.colour) {} }
+        }
+        Marker::Triangle => html! {
+            path.marker d=(format!("M{},{} L{},{} L{},{} Z", n(x), n(y - 5.0), n(x + 5.0), n(y + 4.0), n(x - 5.0), n(y + 4.0))) fill=(st.colour) {}
+        },
+        Marker::Diamond => html! {
+            path.marker d=(format!("M{},{} L{},{} L{},{} L{},{} Z", n(x), n(y - 5.0), n(x + 5.0), n(y), n(x), n(y + 5.0), n(x - 5.0), n(y))) fill=(st.colour) {}
+        },
+    }
+}
+
+/// At most `max` characters, an ellipsis marking a cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn scales_map_ends_and_middles() {
+        let s = LINE_FRAME.x((0.0, 0.2));
+        assert!(close(s.map(0.0), 52.0));
+        assert!(close(s.map(0.2), 424.0));
+        assert!(close(s.map(0.1), 238.0));
+        let inverted = LINE_FRAME.y((0.0, 1.0));
+        assert!(close(inverted.map(0.0), 234.0));
+        assert!(close(inverted.map(1.0), 16.0));
+        assert!(close(inverted.map(0.5), 125.0));
+        assert!(close(Scale::new((1.0, 1.0), (0.0, 10.0)).map(7.0), 5.0));
+    }
+
+    fn curve(points: &[(f64, Option<f64>, (f64, f64))], break_even: Option<f64>) -> Curve {
+        Curve {
+            name: "student".into(),
+            style: 0,
+            points: points
+                .iter()
+                .map(|&(x, y, band)| CurvePoint {
+                    x,
+                    y,
+                    band: Some(band),
+                })
+                .collect(),
+            break_even,
+        }
+    }
+
+    fn chart(curves: Vec<Curve>) -> LineChart {
+        LineChart {
+            id: "c1".into(),
+            title: "t".into(),
+            desc: "d".into(),
+            x_label: "severity".into(),
+            y_label: "agreement".into(),
+            curves,
+            threshold: Some(0.9),
+        }
+    }
+
+    #[test]
+    fn curve_points_bands_and_marks_land_where_the_numbers_say() {
+        // Plot area: x 52..424 for severities 0..0.2, y 234 (0) .. 16 (1).
+        let c = chart(vec![curve(
+            &[
+                (0.0, Some(1.0), (0.8, 1.0)),
+                (0.1, Some(0.9), (0.6, 0.98)),
+                (0.2, Some(0.5), (0.2, 0.8)),
+            ],
+            Some(0.125),
+        )]);
+        let g = c.geometry();
+        let y = |v: f64| 234.0 - 218.0 * v;
+        let cg = &g.curves[0];
+        let expected = [(52.0, y(1.0)), (238.0, y(0.9)), (424.0, y(0.5))];
+        assert_eq!(cg.lines.len(), 1);
+        for (got, want) in cg.lines[0].iter().zip(expected) {
+            assert!(
+                close(got.0, want.0) && close(got.1, want.1),
+                "{got:?} vs {want:?}"
+            );
+        }
+        assert_eq!(cg.markers, cg.lines[0]);
+        // Band: upper limits left to right, then lower limits right to left.
+        let band_want = [
+            (52.0, y(1.0)),
+            (238.0, y(0.98)),
+            (424.0, y(0.8)),
+            (424.0, y(0.2)),
+            (238.0, y(0.6)),
+            (52.0, y(0.8)),
+        ];
+        assert_eq!(cg.band.len(), 6);
+        for (got, want) in cg.band.iter().zip(band_want) {
+            assert!(
+                close(got.0, want.0) && close(got.1, want.1),
+                "{got:?} vs {want:?}"
+            );
+        }
+        // Break-even 0.125 is 5/8 of the way: 52 + 0.625 · 372.
+        assert!(close(
+            cg.break_even.unwrap_or(f64::NAN),
+            52.0 + 0.625 * 372.0
+        ));
+        assert!(close(g.threshold.unwrap_or(f64::NAN), y(0.9)));
+        let ticks: Vec<f64> = g.x_ticks.iter().map(|t| t.0).collect();
+        assert_eq!(ticks, [0.0, 0.1, 0.2]);
+        assert!(close(g.y_ticks[2].1, y(0.5)));
+    }
+
+    #[test]
+    fn undefined_points_break_the_line_and_close_ticks_are_thinned() {
+        let c = chart(vec![curve(
+            &[
+                (0.0, Some(1.0), (0.9, 1.0)),
+                (0.01, None, (0.0, 1.0)),
+                (0.02, Some(0.8), (0.7, 0.9)),
+                (0.5, Some(0.4), (0.3, 0.5)),
+            ],
+            None,
+        )]);
+        let g = c.geometry();
+        assert_eq!(g.curves[0].lines.len(), 2);
+        assert_eq!(g.curves[0].markers.len(), 3);
+        assert_eq!(g.curves[0].break_even, None);
+        // 0.01 and 0.02 are under 34 units from 0 at this scale (372 / 0.5 per unit).
+        let ticks: Vec<f64> = g.x_ticks.iter().map(|t| t.0).collect();
+        assert_eq!(ticks, [0.0, 0.5]);
+    }
+
+    #[test]
+    fn rendered_svg_carries_the_geometry_and_escapes_labels() {
+        let mut c = chart(vec![curve(
+            &[(0.0, Some(1.0), (0.8, 1.0)), (0.2, Some(0.5), (0.2, 0.8))],
+            Some(0.16),
+        )]);
+        c.title = "<script>alert(1)</script>".into();
+        let svg = c.render().into_string();
+        assert!(svg.contains("M52.0,16.0 L424.0,125.0"), "{svg}");
+        assert!(
+            svg.contains(r#"<circle class="marker" cx="424.0" cy="125.0""#),
+            "{svg}"
+        );
+        assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(!svg.contains("<script>"));
+        assert!(svg.contains("break-even 0.16"));
+    }
+
+    #[test]
+    fn interval_rows_land_where_the_numbers_say() {
+        let chart = IntervalChart {
+            id: "i1".into(),
+            title: "t".into(),
+            desc: "d".into(),
+            axis_label: "violation rate".into(),
+            groups: vec![IntervalGroup {
+                heading: "case".into(),
+                rows: vec![
+                    IntervalRow {
+                        label: "student".into(),
+                        style: 0,
+                        estimate: Some(0.6),
+                        lower: 0.31,
+                        upper: 0.83,
+                    },
+                    IntervalRow {
+                        label: "teacher".into(),
+                        style: 1,
+                        estimate: None,
+                        lower: 0.0,
+                        upper: 1.0,
+                    },
+                ],
+            }],
+        };
+        let g = chart.geometry();
+        // Plot area x: 120 .. 368 (440 − 72).
+        let x = |v: f64| 120.0 + 248.0 * v;
+        let row = &g.rows[0][0];
+        assert!(close(row.estimate.unwrap_or(f64::NAN), x(0.6)));
+        assert!(close(row.whisker.0, x(0.31)) && close(row.whisker.1, x(0.83)));
+        assert!(close(row.y, 8.0 + 22.0 + 10.0));
+        assert!(close(g.rows[0][1].y, row.y + 20.0));
+        assert_eq!(g.rows[0][1].estimate, None);
+        assert!(close(g.headings[0], 23.0));
+        assert!(close(g.frame.height, 8.0 + 22.0 + 40.0 + 40.0));
+        let svg = chart.render().into_string();
+        assert!(svg.contains(&format!(r#"cx="{:.1}""#, x(0.6))), "{svg}");
+        assert!(svg.contains("60.0 %") && svg.contains("n/a"));
+    }
+
+    #[test]
+    fn bars_are_as_long_as_their_values() {
+        let chart = BarChart {
+            id: "b1".into(),
+            title: "t".into(),
+            desc: "d".into(),
+            series: vec!["F1".into(), "exact match".into()],
+            rows: vec![
+                BarRow {
+                    label: "co".into(),
+                    values: vec![0.5, 0.25],
+                },
+                BarRow {
+                    label: "hi".into(),
+                    values: vec![1.0, f64::NAN],
+                },
+            ],
+        };
+        let g = chart.geometry();
+        // Plot area x: 56 .. 344; rows of 2 · 9 + 8 = 26 units from y = 8.
+        let (_, bars) = &g.rows[0];
+        assert!(close(bars[0].x, 56.0) && close(bars[0].width, 144.0));
+        assert!(close(bars[1].width, 72.0) && close(bars[1].y, 17.0));
+        let (label_y, bars) = &g.rows[1];
+        assert!(close(*label_y, 8.0 + 26.0 + 13.0));
+        assert!(close(bars[0].width, 288.0) && close(bars[1].width, 0.0));
+        assert!(close(g.frame.height, 8.0 + 52.0 + 36.0));
+        let svg = chart.render().into_string();
+        assert!(svg.contains(r#"width="144.0""#) && svg.contains("0.500 / 0.250"));
+    }
+
+    #[test]
+    fn truncation_counts_characters() {
+        assert_eq!(truncate("abc", 3), "abc");
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("ßßßßß", 3), "ßß…");
+    }
+}

@@ -1,0 +1,120 @@
+//! The typo-score article: per task exact match, precision, recall and F1, rules (`nothing`)
+//! and tables (`language`, `keyboard`) in separate sections, never one number across them.
+
+use maud::{Markup, html};
+use profile_types::{NeedsGroup, TypoScoreReport};
+
+use crate::format::score;
+use crate::page::{Ids, Source, scroll, source_rows};
+use crate::svg::{BarChart, BarRow};
+
+/// The article for one typo score report.
+pub(crate) fn article(report: &TypoScoreReport, source: &Source, ids: &Ids) -> Markup {
+    let tasks: usize = report.groups.iter().map(|g| g.tasks.len()).sum();
+    html! {
+        h2 { "Typo-task scores" }
+        dl.meta {
+            (source_rows(source))
+            dt { "Examples scored" }
+            dd { (report.scored) " with a prediction, " (report.unpredicted) " without (scored as empty answers)" }
+            dt { "Tasks" }
+            dd { (tasks) " in " (report.groups.len()) " group" @if report.groups.len() != 1 { "s" } }
+        }
+        p.note {
+            "A rule task is learnable from examples alone; a table task is reproducible only by "
+            "memorising data (a language's tables or a keyboard layout). Each kind has its own "
+            "section below, and no number on this page averages across them. Scores are "
+            "macro-averaged over each task's examples, as " code { "capkit typo score" } " prints them."
+        }
+        @if report.groups.is_empty() {
+            p { "No task was scored." }
+        }
+        @for group in &report.groups {
+            (group_section(group, ids))
+        }
+    }
+}
+
+fn group_section(group: &NeedsGroup, ids: &Ids) -> Markup {
+    let heading = group.needs.heading();
+    let chart = BarChart {
+        id: ids.next(),
+        title: format!("F1 and exact match per task: {heading}"),
+        desc: format!(
+            "Horizontal bars from 0 to 1, two per task: F1 (dark) and exact match (light). {}",
+            group
+                .tasks
+                .iter()
+                .map(|t| format!(
+                    "{}: F1 {}, exact {}",
+                    t.task,
+                    score(t.f1),
+                    score(t.exact_match)
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        series: vec!["F1".to_owned(), "exact match".to_owned()],
+        rows: group
+            .tasks
+            .iter()
+            .map(|t| BarRow {
+                label: t.task.clone(),
+                values: vec![t.f1, t.exact_match],
+            })
+            .collect(),
+    };
+    let count = group.tasks.len() as f64;
+    let mean = |f: fn(&profile_types::TaskSummary) -> f64| {
+        score(group.tasks.iter().map(f).sum::<f64>() / count)
+    };
+    html! {
+        section.needs-group data-needs=(group.needs.as_str()) {
+            h3 { (capitalised(heading)) }
+            div.charts {
+                figure {
+                    (chart.legend())
+                    (chart.render())
+                }
+                (scroll(html! {
+                    table {
+                        caption { "Scores per task (needs " (group.needs.as_str()) ")" }
+                        thead { tr {
+                            th scope="col" { "task" } th.num scope="col" { "n" } th.num scope="col" { "exact match" }
+                            th.num scope="col" { "precision" } th.num scope="col" { "recall" } th.num scope="col" { "F1" }
+                        } }
+                        tbody {
+                            @for t in &group.tasks {
+                                tr {
+                                    th scope="row" { code { (t.task) } }
+                                    td.num { (t.n) }
+                                    td.num { (score(t.exact_match)) }
+                                    td.num { (score(t.precision)) }
+                                    td.num { (score(t.recall)) }
+                                    td.num { (score(t.f1)) }
+                                }
+                            }
+                        }
+                        @if group.tasks.len() > 1 {
+                            tfoot { tr {
+                                td colspan="2" { "mean of these " (group.tasks.len()) " tasks (needs " (group.needs.as_str()) " only)" }
+                                td.num { (mean(|t| t.exact_match)) }
+                                td.num { (mean(|t| t.precision)) }
+                                td.num { (mean(|t| t.recall)) }
+                                td.num { (mean(|t| t.f1)) }
+                            } }
+                        }
+                    }
+                }))
+            }
+        }
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,245 @@
+//! The pages in a real browser: headless Chromium opens each generated page from disk with the
+//! network offline and checks that it renders without console errors or network requests, that
+//! the key figures are in the DOM, that nothing overflows a phone's width, and saves a
+//! screenshot at 1280 px and at 390 px (under `target/tmp/capkit-report-screenshots/`). A page
+//! of hostile strings must run nothing (no dialog) and show them as text.
+//!
+//! Chromium is Debian's `chromium` (`.ci/run` installs it) or `$CAPKIT_CHROMIUM`. Without it
+//! these tests fail under CI (`CI` set) and say they skipped otherwise.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cdp;
+#[path = "../common/mod.rs"]
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use cdp::{Browser, Tab};
+use serde_json::Value;
+
+/// The browser, or `None` (with a note) when it is missing outside CI.
+fn browser() -> Option<Browser> {
+    match cdp::chromium() {
+        Some(binary) => Some(Browser::launch(&binary).unwrap_or_else(|e| panic!("{e}"))),
+        None if std::env::var_os("CI").is_some() => panic!(
+            "Chromium is missing: the browser tests need Debian's `chromium` package \
+             (`apt-get install -y chromium`, which .ci/run does) or $CAPKIT_CHROMIUM"
+        ),
+        None => {
+            eprintln!("SKIPPED: no `chromium` on the PATH and no $CAPKIT_CHROMIUM (CI fails here)");
+            None
+        }
+    }
+}
+
+/// `file://` URL of an absolute path, bytes outside the unreserved set percent-encoded.
+fn file_url(path: &Path) -> String {
+    let mut url = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/._-~".contains(&b) {
+            url.push(b as char);
+        } else {
+            url.push_str(&format!("%{b:02X}"));
+        }
+    }
+    url
+}
+
+fn screenshot_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("capkit-report-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Everything wrong with the page just opened in `tab`.
+fn problems(browser: &mut Browser, tab: &Tab, url: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for event in browser.events_of(tab) {
+        let params = &event["params"];
+        match event["method"].as_str().unwrap_or("") {
+            "Runtime.consoleAPICalled"
+                if ["error", "assert"].contains(&params["type"].as_str().unwrap_or("")) =>
+            {
+                found.push(format!("console error: {}", params["args"]));
+            }
+            "Runtime.exceptionThrown" => {
+                found.push(format!("exception: {}", params["exceptionDetails"]))
+            }
+            "Log.entryAdded" if params["entry"]["level"] == "error" => {
+                found.push(format!("log error: {}", params["entry"]["text"]));
+            }
+            "Network.requestWillBeSent" if params["request"]["url"] != url => {
+                found.push(format!("network request: {}", params["request"]["url"]));
+            }
+            "Page.javascriptDialogOpening" => found.push(format!("dialog: {}", params["message"])),
+            _ => {}
+        }
+    }
+    found
+}
+
+fn text(browser: &mut Browser, tab: &Tab) -> String {
+    browser
+        .eval(tab, "document.body.innerText")
+        .unwrap()
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// Structural checks every page passes: no script, every chart with a title and a desc, no
+/// sideways scroll of the page itself.
+const STRUCTURE: &str = r#"(() => {
+  const bad = [];
+  if (document.scripts.length) bad.push(document.scripts.length + " scripts");
+  for (const s of document.querySelectorAll("svg.chart"))
+    if (!s.querySelector("title") || !s.querySelector("desc")) bad.push("a chart without title/desc");
+  if (document.documentElement.scrollWidth > window.innerWidth + 1)
+    bad.push("page wider than the viewport: " + document.documentElement.scrollWidth + " > " + window.innerWidth);
+  for (const e of document.querySelectorAll("*"))
+    for (const a of e.attributes)
+      if (a.name.startsWith("on")) bad.push("event handler " + a.name + " on <" + e.localName + ">");
+  if (document.querySelectorAll("img, iframe, object, embed, a[href^='javascript']").length) bad.push("a loading element or script link");
+  return bad;
+})()"#;
+
+/// The figures each page must show.
+fn key_figures(name: &str) -> &'static [&'static str] {
+    match name {
+        "typo" => &[
+            "Rules (needs nothing): learnable from examples alone",
+            "Language tables (needs language)",
+            "Keyboard tables (needs keyboard)",
+            "0.958",
+            "2950 with a prediction",
+        ],
+        "classify" => &[
+            "Clean agreement",
+            "70.0 %",
+            "Severity curves",
+            "break-even",
+            "than teacher, p",
+            "Abstention",
+            "selective agreement",
+            "Probes",
+            "≠ differs",
+        ],
+        "extract" => &[
+            "Clean F1 (micro)",
+            "Schema validity",
+            "F1 per field and stage",
+            "all fields (micro)",
+            "city",
+        ],
+        "compare" => &[
+            "Student comparison",
+            "Students compared pairwise",
+            "cmd:student-folded",
+            "cmd:teacher",
+        ],
+        _ => &[],
+    }
+}
+
+#[test]
+fn pages_render_offline_in_chromium() {
+    let Some(mut browser) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let shots = screenshot_dir();
+    let tab = browser.tab().unwrap();
+    let mut failures = Vec::new();
+    for (name, html) in common::pages().into_iter().filter(|(n, _)| *n != "hostile") {
+        let path = dir.path().join(format!("{name}.html"));
+        std::fs::write(&path, &html).unwrap();
+        let url = file_url(&path);
+        for (width, mobile) in [(1280, false), (390, true)] {
+            let at = format!("{name} at {width} px");
+            browser
+                .open(&tab, &url, width, mobile)
+                .unwrap_or_else(|e| panic!("{at}: {e}"));
+            for p in problems(&mut browser, &tab, &url) {
+                failures.push(format!("{at}: {p}"));
+            }
+            let shown = text(&mut browser, &tab);
+            for figure in key_figures(name) {
+                if !shown.contains(figure) {
+                    failures.push(format!("{at}: {figure:?} is not on the page"));
+                }
+            }
+            match browser.eval(&tab, STRUCTURE).unwrap() {
+                Value::Array(bad) if bad.is_empty() => {}
+                bad => failures.push(format!("{at}: {bad}")),
+            }
+            let png = browser.screenshot(&tab).unwrap();
+            assert!(
+                png.starts_with(b"\x89PNG") && png.len() > 10_000,
+                "{at}: no real screenshot"
+            );
+            std::fs::write(shots.join(format!("{name}-{width}.png")), png).unwrap();
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn hostile_strings_run_nothing_in_chromium() {
+    let Some(mut browser) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (_, html) = common::pages()
+        .into_iter()
+        .find(|(n, _)| *n == "hostile")
+        .unwrap();
+    let path = dir.path().join("hostile.html");
+    std::fs::write(&path, &html).unwrap();
+    let url = file_url(&path);
+    let tab = browser.tab().unwrap();
+    browser.open(&tab, &url, 1280, false).unwrap();
+    // Give a deferred handler (an image's onerror) time to fire, were there one.
+    browser
+        .eval(&tab, "new Promise(r => setTimeout(r, 300))")
+        .ok();
+    let problems = problems(&mut browser, &tab, &url);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let shown = text(&mut browser, &tab);
+    for s in common::HOSTILE {
+        assert!(shown.contains(s), "{s:?} is not shown as text");
+    }
+    let bad = browser.eval(&tab, STRUCTURE).unwrap();
+    assert_eq!(bad, Value::Array(vec![]), "{bad}");
+    let png = browser.screenshot(&tab).unwrap();
+    std::fs::write(screenshot_dir().join("hostile-1280.png"), png).unwrap();
+}
+
+/// The checks above can fail: a page that logs an error, opens a dialog and fetches an image
+/// (no CSP, deliberately) is caught on all three counts.
+#[test]
+fn the_harness_sees_errors_dialogs_and_requests() {
+    let Some(mut browser) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.html");
+    std::fs::write(
+        &path,
+        "<!DOCTYPE html><title>bad</title><p>x</p>\
+         <script>console.error('boom'); alert('hi');</script>\
+         <img src=\"http://127.0.0.1:9/none.png\">",
+    )
+    .unwrap();
+    let url = file_url(&path);
+    let tab = browser.tab().unwrap();
+    browser.open(&tab, &url, 1280, false).unwrap();
+    let found = problems(&mut browser, &tab, &url).join("\n");
+    assert!(
+        found.contains("console error") && found.contains("boom"),
+        "{found}"
+    );
+    assert!(found.contains("dialog: \"hi\""), "{found}");
+    assert!(
+        found.contains("network request: \"http://127.0.0.1:9/none.png\""),
+        "{found}"
+    );
+    let bad = browser.eval(&tab, STRUCTURE).unwrap().to_string();
+    assert!(
+        bad.contains("1 scripts") && bad.contains("a loading element"),
+        "{bad}"
+    );
+}

@@ -1,0 +1,285 @@
+//! The documents the page tests render: real reports from the `capture` and `extractive`
+//! profiles of small rule models (the offline example's texts and models), a comparison, a typo
+//! score report, and reports whose every user string is hostile.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use capkit_report::{Document, Input, Meta, Source, render};
+use capture::serde_json::{self, Value, json};
+use capture::{Decision, Model, PerItemFn, SuiteSpec};
+
+/// The offline example's texts (`examples/profile/texts.txt`).
+pub fn example_texts() -> Vec<&'static str> {
+    include_str!("../../../../examples/profile/texts.txt")
+        .lines()
+        .collect()
+}
+
+const CLASSIFY_SUITE: &str = r#"{
+  "corruptions": [
+    {"name": "typo_05", "transform": "keyboard_typo", "rate": 0.05},
+    {"name": "typo_10", "transform": "keyboard_typo", "rate": 0.10},
+    {"name": "typo_20", "transform": "keyboard_typo", "rate": 0.20},
+    {"name": "typo_40", "transform": "keyboard_typo", "rate": 0.40}
+  ],
+  "invariances": [
+    {"name": "case", "transform": "case_jitter"},
+    {"name": "whitespace", "transform": "whitespace"}
+  ],
+  "probes": ["", "good", "GOOD", "ß", "not good at all"]
+}"#;
+
+fn label(positive: bool) -> Value {
+    json!(if positive { "pos" } else { "neg" })
+}
+
+/// The example's student: `pos` when the text contains `good` (case-sensitive).
+fn student() -> impl Model {
+    PerItemFn::new(|t: &str| label(t.contains("good")))
+}
+
+/// The example's teacher: `good` in any case; escalates texts of fewer than three words.
+fn teacher() -> impl Model {
+    PerItemFn::new(|t: &str| label(t.to_lowercase().contains("good"))).with_decide(|t: &str| {
+        if t.split_whitespace().count() < 3 {
+            Decision::Escalate
+        } else {
+            Decision::Answer(label(t.to_lowercase().contains("good")))
+        }
+    })
+}
+
+/// A classifier report of the offline example's models over its texts.
+pub fn classify_report() -> Value {
+    let suite = SuiteSpec::from_json_str(CLASSIFY_SUITE)
+        .unwrap()
+        .build()
+        .unwrap();
+    let report = capture::capture_profile_report(&student(), &teacher(), &example_texts(), &suite)
+        .unwrap()
+        .with_models(
+            Some("cmd:python3 examples/profile/student.py".into()),
+            Some("cmd:python3 examples/profile/teacher.py".into()),
+        )
+        .with_suite_fingerprint(Some("blake3:5a1f00d5".into()));
+    let mut json = report.to_json();
+    json["run"] = json!({
+        "capkit_version": "0.1.0",
+        "task": "classify",
+        "suite": {"file": "suite.json", "blake3": "9b2c"},
+        "texts": {"count": 10, "blake3": "7e41"},
+        "student": "cmd:python3 examples/profile/student.py",
+        "teacher": "cmd:python3 examples/profile/teacher.py"
+    });
+    json
+}
+
+/// A comparison of three students against the example's teacher.
+pub fn comparison() -> Value {
+    let suite = SuiteSpec::from_json_str(CLASSIFY_SUITE)
+        .unwrap()
+        .build()
+        .unwrap();
+    let exact = student();
+    let shouty = PerItemFn::new(|t: &str| label(t.contains("good") || t.contains("GOOD")));
+    let folded = PerItemFn::new(|t: &str| label(t.to_lowercase().contains("goo")));
+    let students: [(&str, &dyn Model); 3] = [
+        ("cmd:student-exact", &exact),
+        ("cmd:student-shouty", &shouty),
+        ("cmd:student-folded", &folded),
+    ];
+    capture::compare_students(&teacher(), &students, &example_texts(), &suite)
+        .unwrap()
+        .with_teacher(Some("cmd:teacher".into()))
+        .to_json()
+}
+
+const EXTRACT_TEXTS: [&str; 10] = [
+    "name: Ann Lee, city: Paris, age: 34",
+    "name: Bob  Stone, city: Oslo, age: 51",
+    "name: Chloe Martin, city: Lyon",
+    "city: Rome, name: Dario Rossi, age: 28",
+    "name: Eve, age: 40",
+    "name: Farid  Haddad, city: Tunis, age: 37",
+    "NAME: Greta Berg, city: Bergen, age: 45",
+    "name: Hiro Sato, city: Kyoto, age: 33",
+    "name: Ines Duarte, city:  Porto, age: 29",
+    "name: Jonas Weber, city: Bern, age: 62",
+];
+
+/// `key: value` pairs separated by `, `; the teacher folds key case and trims values, the
+/// student does neither.
+fn parse(text: &str, careful: bool) -> Value {
+    let mut record = serde_json::Map::new();
+    for part in text.split(',') {
+        if let Some((key, value)) = part.split_once(':') {
+            let key = if careful {
+                key.trim().to_lowercase()
+            } else {
+                key.trim_start().to_owned()
+            };
+            let value = if careful {
+                value.trim()
+            } else {
+                value.strip_prefix(' ').unwrap_or(value)
+            };
+            record.insert(key, json!(value));
+        }
+    }
+    Value::Object(record)
+}
+
+/// An extractor report with its per-field breakdown.
+pub fn extract_report() -> Value {
+    extract_report_with(&["name", "city", "age"], None)
+}
+
+fn extract_report_with(fields: &[&str], models: Option<(&str, &str)>) -> Value {
+    let suite = SuiteSpec::from_json_str(
+        r#"{"corruptions": [
+              {"name": "typo_05", "transform": "keyboard_typo", "rate": 0.05},
+              {"name": "typo_10", "transform": "keyboard_typo", "rate": 0.10},
+              {"name": "typo_20", "transform": "keyboard_typo", "rate": 0.20}],
+            "invariances": [{"name": "case", "transform": "case_jitter"},
+                            {"name": "whitespace", "transform": "whitespace"}]}"#,
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    let teacher = PerItemFn::new(|t: &str| parse(t, true));
+    let student = PerItemFn::new(|t: &str| parse(t, false));
+    let (s, t) = models.unwrap_or(("http://127.0.0.1:8001/extract", "openai:teacher-large"));
+    let report =
+        extractive::extractive_profile_report(&student, &teacher, &EXTRACT_TEXTS, &suite, fields)
+            .unwrap()
+            .with_models(Some(s.into()), Some(t.into()));
+    let breakdown =
+        extractive::extractive_capture_report(&student, &teacher, &EXTRACT_TEXTS, &suite, fields)
+            .unwrap()
+            .fields;
+    let mut json = report.to_json();
+    json["fields"] = serde_json::to_value(&breakdown).unwrap();
+    json
+}
+
+/// A typo score report (`capkit typo score --json`'s shape).
+pub fn typo_scores() -> Value {
+    let task = |task: &str, needs: &str, n: u64, exact: f64, p: f64, r: f64, f1: f64| json!({"task": task, "needs": needs, "n": n, "exact_match": exact, "precision": p, "recall": r, "f1": f1});
+    json!({
+        "scored": 2950,
+        "unpredicted": 48,
+        "groups": [
+            {"needs": "nothing", "tasks": [
+                task("co", "nothing", 298, 0.912, 0.981, 0.944, 0.958),
+                task("cs", "nothing", 298, 0.874, 0.966, 0.921, 0.939),
+                task("hi", "nothing", 298, 0.5, 0.833, 0.333, 0.476),
+                task("tos", "nothing", 298, 0.993, 1.0, 0.995, 0.997)]},
+            {"needs": "language", "tasks": [
+                task("gi", "language", 298, 0.121, 0.412, 0.306, 0.331),
+                task("hs", "language", 298, 0.034, 0.188, 0.097, 0.118)]},
+            {"needs": "keyboard", "tasks": [
+                task("acs", "keyboard", 298, 0.0, 1.0, 0.0, 0.0),
+                task("rar", "keyboard", 284, 0.254, 0.731, 0.522, 0.588)]}
+        ]
+    })
+}
+
+/// The strings a page must show as text and never run.
+pub const HOSTILE: [&str; 4] = [
+    "<script>alert(1)</script>",
+    "\"><img src=x onerror=alert(1)>",
+    "javascript:alert(1)",
+    "<a href=\"javascript:alert(1)\">click</a>",
+];
+
+/// A classifier report whose stage names, probe labels, model specs and run block are hostile.
+pub fn hostile_classify_report() -> Value {
+    let suite = json!({
+        "corruptions": [
+            {"name": HOSTILE[0], "transform": "keyboard_typo", "rate": 0.1},
+            {"name": HOSTILE[3], "transform": "keyboard_typo", "rate": 0.3}
+        ],
+        "invariances": [{"name": HOSTILE[1], "transform": "case_jitter"}],
+        "probes": HOSTILE
+    });
+    let suite = SuiteSpec::from_json_str(&suite.to_string())
+        .unwrap()
+        .build()
+        .unwrap();
+    // The student echoes its input, so the probe predictions are the hostile strings.
+    let echo = PerItemFn::new(|t: &str| json!(t));
+    let mut texts = example_texts();
+    texts.extend(HOSTILE);
+    let report = capture::capture_profile_report(&echo, &teacher(), &texts, &suite)
+        .unwrap()
+        .with_models(Some(HOSTILE[2].into()), Some(HOSTILE[0].into()))
+        .with_suite_fingerprint(Some(HOSTILE[1].into()));
+    let mut json = report.to_json();
+    json["run"] = json!({
+        "capkit_version": HOSTILE[0],
+        "suite": {"file": HOSTILE[1], "blake3": HOSTILE[2]},
+        "texts": {"count": 14, "blake3": HOSTILE[3]},
+        "student": HOSTILE[2],
+        "teacher": HOSTILE[0],
+        "fields": [HOSTILE[1]]
+    });
+    json
+}
+
+/// An extractor report whose field names and model specs are hostile.
+pub fn hostile_extract_report() -> Value {
+    extract_report_with(&HOSTILE, Some((HOSTILE[3], HOSTILE[1])))
+}
+
+/// A comparison whose students are named by hostile strings.
+pub fn hostile_comparison() -> Value {
+    let suite = SuiteSpec::from_json_str(CLASSIFY_SUITE)
+        .unwrap()
+        .build()
+        .unwrap();
+    let a = student();
+    let b = PerItemFn::new(|t: &str| json!(t));
+    let students: [(&str, &dyn Model); 2] = [(HOSTILE[2], &a), (HOSTILE[0], &b)];
+    capture::compare_students(&teacher(), &students, &example_texts(), &suite)
+        .unwrap()
+        .with_teacher(Some(HOSTILE[1].into()))
+        .to_json()
+}
+
+/// The fixed date every test page is generated at.
+pub const DATE: &str = "2026-12-01 12:00 UTC";
+
+/// The page of `documents` (file name, JSON), as `capkit report` renders it.
+pub fn page(documents: &[(&str, Value)]) -> String {
+    let inputs: Vec<Input> = documents
+        .iter()
+        .map(|(name, json)| Input {
+            source: Source {
+                name: (*name).to_owned(),
+                blake3: Some("0f1e2d3c".into()),
+            },
+            document: Document::from_json(json).unwrap(),
+        })
+        .collect();
+    render(&inputs, &Meta::new(DATE))
+}
+
+/// Every page the tests render, by name.
+pub fn pages() -> Vec<(&'static str, String)> {
+    vec![
+        ("typo", page(&[("scores.json", typo_scores())])),
+        ("classify", page(&[("report.json", classify_report())])),
+        (
+            "extract",
+            page(&[("extract-report.json", extract_report())]),
+        ),
+        ("compare", page(&[("comparison.json", comparison())])),
+        (
+            "hostile",
+            page(&[
+                (HOSTILE[0], hostile_classify_report()),
+                (HOSTILE[1], hostile_extract_report()),
+                (HOSTILE[2], hostile_comparison()),
+            ]),
+        ),
+    ]
+}

@@ -1,0 +1,145 @@
+//! Snapshots of the generated pages (one per kind of input, and one of hostile strings), and
+//! what every page must be: self-contained, script-free, every user string escaped.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+/// One tag per line, so a snapshot diff shows what changed.
+fn readable(html: &str) -> String {
+    html.replace("><", ">\n<")
+}
+
+fn page(name: &str) -> String {
+    common::pages()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, html)| html)
+        .unwrap()
+}
+
+#[test]
+fn golden_typo_scores_page() {
+    insta::assert_snapshot!(readable(&page("typo")));
+}
+
+#[test]
+fn golden_classify_profile_page() {
+    insta::assert_snapshot!(readable(&page("classify")));
+}
+
+#[test]
+fn golden_extract_profile_page() {
+    insta::assert_snapshot!(readable(&page("extract")));
+}
+
+#[test]
+fn golden_comparison_page() {
+    insta::assert_snapshot!(readable(&page("compare")));
+}
+
+#[test]
+fn golden_hostile_strings_page() {
+    insta::assert_snapshot!(readable(&page("hostile")));
+}
+
+#[test]
+fn pages_load_nothing_and_run_nothing() {
+    for (name, html) in common::pages() {
+        let lower = html.to_lowercase();
+        // Escaped user text has no `<`, so splitting at `<` finds the real tags only.
+        for tag in tags(&lower) {
+            let element = tag.split_whitespace().next().unwrap_or("");
+            assert!(
+                ![
+                    "script",
+                    "img",
+                    "iframe",
+                    "link",
+                    "object",
+                    "embed",
+                    "base",
+                    "form",
+                    "image",
+                    "use",
+                    "foreignobject"
+                ]
+                .contains(&element),
+                "{name}: a <{element}> element"
+            );
+            for attribute in tag.split_whitespace().skip(1) {
+                assert!(
+                    !attribute.starts_with("on"),
+                    "{name}: an event handler in <{tag}>"
+                );
+                assert!(
+                    !attribute.starts_with("src") && !attribute.contains("url("),
+                    "{name}: a load in <{tag}>"
+                );
+            }
+            if let Some(at) = tag.find("href=") {
+                assert!(
+                    tag[at..].starts_with("href=\"#"),
+                    "{name}: a link leaving the page: <{tag}>"
+                );
+            }
+        }
+        // The style sheet imports nothing.
+        let style = lower
+            .split("<style>")
+            .nth(1)
+            .and_then(|s| s.split("</style>").next())
+            .unwrap();
+        assert!(
+            !style.contains("url(") && !style.contains("@import"),
+            "{name}: the style sheet loads"
+        );
+        assert!(lower.contains("content-security-policy"), "{name}: no CSP");
+    }
+}
+
+/// The inside of every tag (`<` to `>`), lowercased input.
+fn tags(html: &str) -> impl Iterator<Item = &str> {
+    html.split('<').skip(1).filter_map(|s| s.split('>').next())
+}
+
+#[test]
+fn hostile_strings_are_escaped_text() {
+    let html = page("hostile");
+    for s in common::HOSTILE {
+        let escaped = s
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;");
+        assert!(html.contains(&escaped), "{s:?} is not shown escaped");
+    }
+    assert!(!html.contains("<script>alert"));
+    assert!(!html.contains("<img src=x"));
+}
+
+#[test]
+fn key_figures_are_on_the_pages() {
+    let classify = page("classify");
+    // Clean agreement of the example: 7 of 10 texts.
+    assert!(classify.contains("70.0 %"));
+    assert!(
+        classify.contains("student significantly less invariant than teacher")
+            || classify.contains("no significant difference between student and teacher")
+    );
+    assert!(classify.contains("break-even"));
+    assert!(classify.contains("Abstention") && classify.contains("Probes"));
+    let typo = page("typo");
+    for heading in [
+        "Rules (needs nothing): learnable from examples alone",
+        "Language tables (needs language): reproducible by memorising data",
+        "Keyboard tables (needs keyboard): reproducible by memorising a layout",
+    ] {
+        assert!(typo.contains(heading), "{heading}");
+    }
+    let extract = page("extract");
+    assert!(extract.contains("F1 per field and stage") && extract.contains("Schema validity"));
+    let compare = page("compare");
+    assert!(
+        compare.contains("Students compared pairwise") && compare.contains("cmd:student-folded")
+    );
+}

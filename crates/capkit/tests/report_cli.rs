@@ -1,0 +1,138 @@
+//! `capkit report` end to end: pages from real `capkit typo score --json` and profile report
+//! files, one-line errors naming the file, nothing written when an input is refused.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn scratch(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("report_cli-{test}-"))
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+fn capkit(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_capkit"))
+        .args(args)
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1796126400")
+        .output()
+        .unwrap()
+}
+
+fn failure(out: &Output) -> String {
+    format!(
+        "exit {:?}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A typo score report written by `capkit typo score --json` itself.
+fn typo_scores(dir: &Path) {
+    fs::write(dir.join("names.txt"), "ab\nx.co\n").unwrap();
+    let out = capkit(
+        dir,
+        &[
+            "typo",
+            "emit",
+            "--corpus",
+            "names.txt",
+            "--tasks",
+            "co,hi,acs",
+            "--no-split",
+            "--out",
+            "c.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
+    fs::write(
+        dir.join("p.jsonl"),
+        "{\"task\":\"co\",\"input\":\"ab\",\"predict\":[\"ba\"]}\n{\"task\":\"hi\",\"input\":\"ab\",\"predict\":[\"a-b\"]}\n",
+    )
+    .unwrap();
+    let out = capkit(
+        dir,
+        &[
+            "typo",
+            "score",
+            "--corpus",
+            "c.jsonl",
+            "--predictions",
+            "p.jsonl",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
+    fs::write(dir.join("scores.json"), &out.stdout).unwrap();
+}
+
+#[test]
+fn typo_score_page() {
+    let tmp = scratch("typo");
+    let dir = tmp.path();
+    typo_scores(dir);
+    let out = capkit(dir, &["report", "scores.json", "--out", "report.html"]);
+    assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("capkit: wrote report.html (1 document, ")
+    );
+    let html = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("Generated 2026-12-01 12:00 UTC by capkit"));
+    assert!(html.contains("Rules (needs nothing): learnable from examples alone"));
+    assert!(html.contains("Keyboard tables (needs keyboard)"));
+    let hash = blake3::hash(&fs::read(dir.join("scores.json")).unwrap())
+        .to_hex()
+        .to_string();
+    assert!(
+        html.contains(&hash),
+        "the input's fingerprint is in the header"
+    );
+    // Without --out the page goes to stdout.
+    let out = capkit(dir, &["report", "scores.json"]);
+    assert_eq!(out.stdout, html.as_bytes());
+}
+
+#[test]
+fn refused_inputs_name_the_file_and_write_nothing() {
+    let tmp = scratch("refused");
+    let dir = tmp.path();
+    typo_scores(dir);
+    fs::write(dir.join("not.json"), "nope").unwrap();
+    fs::write(dir.join("other.json"), "{\"format\": \"something-else/1\"}").unwrap();
+    fs::write(
+        dir.join("bad-report.json"),
+        "{\"format\": \"capkit-profile-report/1\", \"task\": \"classify\"}",
+    )
+    .unwrap();
+    for (input, expected) in [
+        (
+            "not.json",
+            "capkit: not.json: not JSON: expected ident at line 1 column 2",
+        ),
+        (
+            "other.json",
+            "capkit: other.json: not a document capkit can report on: its `format` is \"something-else/1\"",
+        ),
+        ("bad-report.json", "capkit: bad-report.json: "),
+        ("missing.json", "capkit: missing.json: cannot read"),
+    ] {
+        let out = capkit(
+            dir,
+            &["report", "scores.json", input, "--out", "report.html"],
+        );
+        let err = failure(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.lines().nth(1).is_some_and(|l| l.starts_with(expected)),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 2, "one line: {err}");
+        assert!(!dir.join("report.html").exists());
+    }
+    let out = capkit(dir, &["report"]);
+    assert_eq!(out.status.code(), Some(2));
+}
