@@ -23,8 +23,8 @@
 //! but `profile-types` and `profile-stats`; `capkit report` reads the files and writes the page.
 //!
 //! ```
+//! use capkit_report::serde_json::json;
 //! use capkit_report::{Document, Input, Meta, Source, render};
-//! use serde_json::json;
 //!
 //! let scores = json!({"scored": 2, "unpredicted": 0, "groups": [{"needs": "nothing", "tasks": [
 //!     {"task": "co", "needs": "nothing", "n": 2, "exact_match": 0.5, "precision": 1.0, "recall": 0.5, "f1": 0.5}
@@ -55,6 +55,8 @@ mod typo;
 pub use document::{ComparisonDocument, Document, FileInfo, ProfileDocument, RunInfo, TextsInfo};
 pub use error::Error;
 pub use page::{Input, Meta, Source, render};
+// Documents are JSON: a crate that depends on `capkit-report` alone can build them.
+pub use serde_json;
 
 // The README's example is a doc test.
 #[cfg(doctest)]

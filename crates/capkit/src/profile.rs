@@ -339,23 +339,37 @@ impl Inputs {
 }
 
 /// Profiles with the library's report functions: the bare profile is the report's (the same
-/// profile `capture_profile` / `extractive_capture_profile` return).
+/// profile `capture_profile` / `extractive_capture_profile` return). An extractor's report
+/// comes with its per-field breakdown (computed in the same pass).
 fn profile_report(
     student: &CliModel,
     teacher: &CliModel,
     inputs: &Inputs,
     task: Task,
     fields: &[String],
-) -> anyhow::Result<profile_stats::ProfileReport> {
+) -> anyhow::Result<(
+    profile_stats::ProfileReport,
+    Option<extractive::FieldBreakdown>,
+)> {
     // The profile errors' messages already contain their sources: flattened to one message so
     // the one-line error does not repeat them.
     let texts = &inputs.texts.texts;
     Ok(match task {
-        Task::Classify => capture::capture_profile_report(student, teacher, texts, &inputs.suite)
-            .map_err(|e| flat(&e))?,
+        Task::Classify => (
+            capture::capture_profile_report(student, teacher, texts, &inputs.suite)
+                .map_err(|e| flat(&e))?,
+            None,
+        ),
         Task::Extract => {
-            extractive::extractive_profile_report(student, teacher, texts, &inputs.suite, fields)
-                .map_err(|e| flat(&e))?
+            let (report, breakdown) = extractive::extractive_profile_report_with_fields(
+                student,
+                teacher,
+                texts,
+                &inputs.suite,
+                fields,
+            )
+            .map_err(|e| flat(&e))?;
+            (report, Some(breakdown))
         }
     })
 }
@@ -394,17 +408,25 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         suite_core::Side::Teacher,
         progress,
     )?;
-    let report = profile_report(&student, &teacher, &inputs, task, fields)?;
+    let (report, breakdown) = profile_report(&student, &teacher, &inputs, task, fields)?;
     let mut json = match stats {
         None => serde_json::to_value(report.profile())?,
-        Some(stats) => report
-            .with_models(
-                Some(student_spec.to_string()),
-                Some(teacher_spec.to_string()),
-            )
-            .with_settings(stats)
-            .with_suite_fingerprint(Some(report::fingerprint(spec)))
-            .to_json(),
+        Some(stats) => {
+            let mut json = report
+                .with_models(
+                    Some(student_spec.to_string()),
+                    Some(teacher_spec.to_string()),
+                )
+                .with_settings(stats)
+                .with_suite_fingerprint(Some(report::fingerprint(spec)))
+                .to_json();
+            // Beside the counts (not part of them: `capkit profile merge` drops it), the
+            // per-field breakdown `capkit report` draws as a heat map.
+            if let (Some(breakdown), serde_json::Value::Object(map)) = (breakdown, &mut json) {
+                map.insert("fields".to_owned(), serde_json::to_value(breakdown)?);
+            }
+            json
+        }
     };
     progress.finish();
     student.finish()?;

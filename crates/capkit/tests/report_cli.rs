@@ -136,3 +136,73 @@ fn refused_inputs_name_the_file_and_write_nothing() {
     let out = capkit(dir, &["report"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The README's example: the offline example profiled as a report and as a comparison with
+/// student B, both on one page.
+#[test]
+fn offline_example_page() {
+    let tmp = scratch("example");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let report = tmp.path().join("report.json");
+    let comparison = tmp.path().join("comparison.json");
+    let page = tmp.path().join("report.html");
+    let run = |args: &[&str]| {
+        let out = capkit(&root, args);
+        assert_eq!(out.status.code(), Some(0), "{}", failure(&out));
+    };
+    let common = [
+        "--texts",
+        "examples/profile/texts.txt",
+        "--suite",
+        "examples/profile/suite.json",
+        "--teacher",
+        "cmd:python3 examples/profile/teacher.py",
+        "--no-cache",
+        "--with-run-info",
+    ];
+    let mut args = vec![
+        "profile",
+        "classify",
+        "--report",
+        "--student",
+        "cmd:python3 examples/profile/student.py",
+    ];
+    args.extend(common);
+    args.extend(["--out", report.to_str().unwrap()]);
+    run(&args);
+    let mut args = vec![
+        "profile",
+        "compare",
+        "--student",
+        "cmd:python3 examples/profile/student.py",
+        "--student",
+        "cmd:python3 examples/profile/student_b.py",
+    ];
+    args.extend(common);
+    args.extend(["--out", comparison.to_str().unwrap()]);
+    run(&args);
+    run(&[
+        "report",
+        report.to_str().unwrap(),
+        comparison.to_str().unwrap(),
+        "--out",
+        page.to_str().unwrap(),
+    ]);
+    let html = fs::read_to_string(&page).unwrap();
+    let texts = blake3::hash(&fs::read(root.join("examples/profile/texts.txt")).unwrap())
+        .to_hex()
+        .to_string();
+    for expected in [
+        "Classifier profile",
+        "Student comparison",
+        "70.0 %",
+        "student significantly less invariant than teacher, p = 0.031",
+        "no significant difference between student and teacher, p = 1",
+        "examples/profile/suite.json",
+        texts.as_str(),
+        "cmd:python3 examples/profile/student_b.py",
+        "Abstention",
+    ] {
+        assert!(html.contains(expected), "{expected:?} is not on the page");
+    }
+}

@@ -48,17 +48,19 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod breakdown;
 mod error;
 mod f1;
 mod profile;
 mod records;
 mod schema;
 
+pub use breakdown::merge_field_breakdowns;
 pub use error::Error;
 pub use f1::field_f1;
 pub use profile::{
     ExtractiveReport, compare_students, extractive_capture_profile, extractive_capture_report,
-    extractive_profile_report,
+    extractive_profile_report, extractive_profile_report_with_fields,
 };
 pub use profile_stats::{Comparison, ProfileReport};
 pub use profile_types::{

@@ -97,6 +97,21 @@ pub fn extractive_profile_report<S: AsRef<str>, F: AsRef<str>>(
     Ok(report(suite, counts))
 }
 
+/// [`extractive_profile_report`] and the per-field breakdown of [`extractive_capture_report`],
+/// computed in one pass: the report's counts and, beside them, TP/FP/FN per field per stage
+/// (`capkit profile extract --report` writes it as the report's `fields`, which `capkit report`
+/// draws as a fields × stages heat map).
+pub fn extractive_profile_report_with_fields<S: AsRef<str>, F: AsRef<str>>(
+    student: &dyn Model,
+    teacher: &dyn Model,
+    texts: &[S],
+    suite: &CapabilitySuite,
+    fields: &[F],
+) -> Result<(ProfileReport, FieldBreakdown), Error> {
+    let (counts, breakdown) = run(student, teacher, texts, suite, fields, true, None)?;
+    Ok((report(suite, counts), breakdown))
+}
+
 /// Profiles several extraction students against one teacher on one suite, the teacher's
 /// answers computed once: each student's report and, for every pair of students, per stage the
 /// paired McNemar test of their exact-match rates against the gold (of their violation rates,

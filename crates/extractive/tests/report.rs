@@ -4,7 +4,10 @@
 
 use std::cell::RefCell;
 
-use extractive::{compare_students, extractive_capture_profile, extractive_profile_report};
+use extractive::{
+    compare_students, extractive_capture_profile, extractive_capture_report,
+    extractive_profile_report, extractive_profile_report_with_fields, merge_field_breakdowns,
+};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use suite_core::{
@@ -88,6 +91,27 @@ proptest! {
             all.extractive_profile().unwrap(),
             extractive_capture_profile(&s, &t, &texts, &suite, &fields).unwrap()
         );
+    }
+
+    /// Per-field breakdowns add up like the counts, and come with the report in one pass.
+    #[test]
+    fn merged_field_breakdowns_are_the_breakdown_over_all_texts(
+        texts in prop::collection::vec(text(), 0..20),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let s = PerItemFn::new(student);
+        let t = PerItemFn::new(teacher);
+        let suite = suite();
+        let fields = ["name", "city"];
+        let cut = cut.index(texts.len() + 1);
+        let breakdown = |texts: &[String]| {
+            extractive_capture_report(&s, &t, texts, &suite, &fields).unwrap().fields
+        };
+        let all = breakdown(&texts);
+        prop_assert_eq!(merge_field_breakdowns(&breakdown(&texts[..cut]), &breakdown(&texts[cut..])), all.clone());
+        let (report, fields_too) = extractive_profile_report_with_fields(&s, &t, &texts, &suite, &fields).unwrap();
+        prop_assert_eq!(report, extractive_profile_report(&s, &t, &texts, &suite, &fields).unwrap());
+        prop_assert_eq!(fields_too, all);
     }
 }
 

@@ -46,7 +46,7 @@ pub(crate) fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|e| Gate::parse(e).map_err(|err| anyhow::anyhow!("--fail-on: {err}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let (document, provenance) = report::read(&args.report)?;
+    let (document, provenance, _) = report::read(&args.report)?;
     let mut json = document.to_json();
     provenance.restore(&mut json);
     let mut out = Lines::default();

@@ -27,10 +27,22 @@ pub(crate) fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     let Some(first) = paths.next() else {
         bail!("give the reports to merge");
     };
-    let (mut merged, provenance) = report::read(first)?;
+    let (mut merged, provenance, mut fields) = report::read(first)?;
     let mut runs = provenance.runs();
+    // Extractor reports' per-field breakdowns add up like their counts; one shard without a
+    // breakdown leaves the merged report without one.
+    let mut without_fields = fields.is_none().then(|| first.display().to_string());
     for path in paths {
-        let (next, more) = report::read(path)?;
+        let (next, more, next_fields) = report::read(path)?;
+        fields = match (fields, next_fields) {
+            (Some(a), Some(b)) => Some(extractive::merge_field_breakdowns(&a, &b)),
+            (a, b) => {
+                if b.is_none() && without_fields.is_none() {
+                    without_fields = Some(path.display().to_string());
+                }
+                a.and(b)
+            }
+        };
         let refused = |e: profile_stats::Error| {
             anyhow::anyhow!("{} and {}: {e}", first.display(), path.display())
         };
@@ -50,10 +62,22 @@ pub(crate) fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         runs.extend(more.runs());
     }
     let mut json = merged.to_json();
-    if !runs.is_empty()
-        && let serde_json::Value::Object(map) = &mut json
-    {
-        map.insert("runs".to_owned(), runs.into());
+    if let serde_json::Value::Object(map) = &mut json {
+        let extract =
+            matches!(&merged, Document::Report(r) if r.task() == profile_stats::Task::Extract);
+        match (fields, without_fields) {
+            (Some(fields), _) => {
+                map.insert("fields".to_owned(), serde_json::to_value(fields)?);
+            }
+            (None, Some(path)) if extract => eprintln!(
+                "capkit: warning: {path} has no per-field breakdown (`fields`); the merged \
+                 report has none"
+            ),
+            _ => {}
+        }
+        if !runs.is_empty() {
+            map.insert("runs".to_owned(), runs.into());
+        }
     }
     report::write_json(args.out.as_deref(), &json)?;
     Ok(ExitCode::SUCCESS)

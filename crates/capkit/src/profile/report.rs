@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use anyhow::Context as _;
+use extractive::FieldBreakdown;
 use profile_stats::{COMPARISON_FORMAT, Comparison, ProfileReport, REPORT_FORMAT, Settings};
+use serde::Deserialize as _;
 use serde_json::Value;
 use suite_core::SuiteSpec;
 
@@ -78,7 +80,9 @@ impl Provenance {
 
 /// Reads a report or comparison file (checked: format, shape, consistent counts) and where it
 /// came from.
-pub(crate) fn read(path: &Path) -> anyhow::Result<(Document, Provenance)> {
+///
+/// An extractor report's per-field breakdown (`fields`, beside the counts) comes third.
+pub(crate) fn read(path: &Path) -> anyhow::Result<(Document, Provenance, Option<FieldBreakdown>)> {
     let at = || path.display().to_string();
     let bytes = std::fs::read(path).with_context(at)?;
     let json: Value =
@@ -104,5 +108,11 @@ pub(crate) fn read(path: &Path) -> anyhow::Result<(Document, Provenance)> {
             _ => Vec::new(),
         },
     };
-    Ok((document, provenance))
+    let fields = match json.get("fields") {
+        Some(f) => Some(
+            FieldBreakdown::deserialize(f).map_err(|e| anyhow::anyhow!("{}: fields: {e}", at()))?,
+        ),
+        None => None,
+    };
+    Ok((document, provenance, fields))
 }
