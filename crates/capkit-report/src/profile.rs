@@ -679,7 +679,7 @@ fn heat_map_section(a: &ExtractAnalysis, fields: Option<&FieldBreakdown>) -> Mar
                 p.note { "The student also produced " (made_up.len()) " key" @if made_up.len() != 1 { "s" }
                     " that no reference record has (false positives only, not mapped): "
                     @for (k, name) in made_up.iter().take(12).enumerate() { @if k > 0 { ", " } span.spec { (name) } }
-                    @if made_up.len() > 12 { ", …" } "." }
+                    @if made_up.len() > 12 { ", …" } @else { "." } }
             }
             @if fields.is_none() {
                 p.note { "This report carries no per-field breakdown (a top-level " code { "fields" } " object), "

@@ -49,6 +49,7 @@ svg.chart text.heading { font-weight: 700; }
 svg.chart .grid line { stroke: #e0e0e0; }
 svg.chart .axis { stroke: #1a1a1a; }
 svg.chart .band { opacity: .16; }
+svg.chart .band.several { opacity: .09; }
 svg.chart .curve { fill: none; stroke-width: 2.5; }
 svg.chart .threshold { stroke: #1a1a1a; stroke-dasharray: 1 4; stroke-width: 1.5; }
 svg.chart .break-even { stroke-dasharray: 3 3; stroke-width: 1.5; }

@@ -184,6 +184,8 @@ pub struct CurveGeometry {
     pub band: Vec<(f64, f64)>,
     /// Markers at the defined points.
     pub markers: Vec<(f64, f64)>,
+    /// The clean point (severity 0), ringed.
+    pub clean: Option<(f64, f64)>,
     /// The break-even mark's x, if any.
     pub break_even: Option<f64>,
 }
@@ -259,10 +261,17 @@ impl LineChart {
                     .map(|&(x, _, hi)| at(x, hi))
                     .chain(banded.iter().rev().map(|&(x, lo, _)| at(x, lo)))
                     .collect();
+                let clean = curve
+                    .points
+                    .iter()
+                    .find(|p| p.x == 0.0)
+                    .and_then(|p| p.y.filter(|y| y.is_finite()))
+                    .map(|y| at(0.0, y));
                 CurveGeometry {
                     lines,
                     band,
                     markers,
+                    clean,
                     break_even: curve.break_even.map(|x| xs.map(x.clamp(0.0, x_max))),
                 }
             })
@@ -331,7 +340,7 @@ impl LineChart {
                 @for (curve, geometry) in self.curves.iter().zip(&g.curves) {
                     @let st = style(curve.style);
                     @if geometry.band.len() > 2 {
-                        path.band d=(closed_path(&geometry.band)) fill=(st.colour) {}
+                        path.band.several[self.curves.len() > 1] d=(closed_path(&geometry.band)) fill=(st.colour) {}
                     }
                 }
                 @for (curve, geometry) in self.curves.iter().zip(&g.curves) {
@@ -346,11 +355,13 @@ impl LineChart {
                         line.break-even x1=(n(x)) x2=(n(x)) y1=(n(y0)) y2=(n(y1)) stroke=(st.colour) {}
                     }
                 }
-                @if let Some(&(x, y)) = g.curves.first().and_then(|c| c.markers.first()) {
-                    @if self.curves.first().and_then(|c| c.points.first()).is_some_and(|p| p.x == 0.0) {
+                @for geometry in &g.curves {
+                    @if let Some((x, y)) = geometry.clean {
                         circle.clean cx=(n(x)) cy=(n(y)) r="8" {}
-                        text.note x=(n(x + 10.0)) y=(n(if y > y1 + 24.0 { y - 10.0 } else { y + 20.0 })) { "clean" }
                     }
+                }
+                @if let Some((x, y)) = g.curves.iter().find_map(|c| c.clean) {
+                    text.note x=(n(x + 10.0)) y=(n(if y > y1 + 24.0 { y - 10.0 } else { y + 20.0 })) { "clean" }
                 }
                 @for (i, (curve, geometry)) in self.curves.iter().zip(&g.curves).enumerate() {
                     @if let (Some(x), Some(s)) = (geometry.break_even, curve.break_even) {
@@ -525,7 +536,7 @@ impl IntervalChart {
                     text.heading x="4" y=(n(*heading)) { (truncate(&group.heading, 34)) }
                     @for (row, at) in group.rows.iter().zip(rows) {
                         @let st = style(row.style);
-                        text.tick x=(n(x0 - 8.0)) y=(n(at.y + 4.0)) text-anchor="end" { (truncate(&row.label, 14)) }
+                        text.tick x=(n(x0 - 8.0)) y=(n(at.y + 4.0)) text-anchor="end" { (truncate_middle(&row.label, 14)) }
                         line.whisker x1=(n(at.whisker.0)) x2=(n(at.whisker.1)) y1=(n(at.y)) y2=(n(at.y)) stroke=(st.colour) {}
                         line.whisker x1=(n(at.whisker.0)) x2=(n(at.whisker.0)) y1=(n(at.y - 4.0)) y2=(n(at.y + 4.0)) stroke=(st.colour) {}
                         line.whisker x1=(n(at.whisker.1)) x2=(n(at.whisker.1)) y1=(n(at.y - 4.0)) y2=(n(at.y + 4.0)) stroke=(st.colour) {}
@@ -734,6 +745,21 @@ fn marker(st: SeriesStyle, x: f64, y: f64) -> Markup {
     }
 }
 
+/// At most `max` characters, the middle cut out (model specs differ at their ends:
+/// `cmd:…student_b.py`).
+pub fn truncate_middle(s: &str, max: usize) -> String {
+    let count = s.chars().count();
+    if count <= max || max < 3 {
+        return truncate(s, max);
+    }
+    let head = max / 3;
+    let tail = max - head - 1;
+    let mut t: String = s.chars().take(head).collect();
+    t.push('…');
+    t.extend(s.chars().skip(count - tail));
+    t
+}
+
 /// At most `max` characters, an ellipsis marking a cut.
 pub fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -817,6 +843,7 @@ mod tests {
             );
         }
         assert_eq!(cg.markers, cg.lines[0]);
+        assert_eq!(cg.clean, Some((52.0, y(1.0))));
         // Band: upper limits left to right, then lower limits right to left.
         let band_want = [
             (52.0, y(1.0)),
@@ -961,5 +988,7 @@ mod tests {
         assert_eq!(truncate("abc", 3), "abc");
         assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(truncate("ßßßßß", 3), "ßß…");
+        assert_eq!(truncate_middle("cmd:student-exact", 14), "cmd:…ent-exact");
+        assert_eq!(truncate_middle("teacher", 14), "teacher");
     }
 }
