@@ -26,20 +26,28 @@ pub(crate) struct PyModel {
 
 /// The Python list of the last batch, shared by the two models of one profile: the engine asks
 /// the student, then the teacher, about the same texts, and upstream hands both the very same
-/// list object too. Texts are identified by address: within one profile every text lives in the
-/// engine's table until the profile ends, so an address never names two texts.
+/// list object too. A batch is identified by the address and length of each text and a hash of
+/// their contents: the engine frees a chunk's texts before the next chunk, whose texts may
+/// reuse the same addresses.
 #[derive(Clone, Default)]
 pub(crate) struct SharedBatch(Arc<Mutex<Option<LastBatch>>>);
 
-/// The (address, length) of each text of the last batch, and its Python list.
-type LastBatch = (Vec<(usize, usize)>, Py<PyList>);
+/// The (address, length) of each text of the last batch, the hash of their contents, and its
+/// Python list.
+type LastBatch = ((Vec<(usize, usize)>, u64), Py<PyList>);
 
 impl SharedBatch {
     fn list<'py>(&self, py: Python<'py>, texts: &[&str]) -> PyResult<Bound<'py, PyList>> {
-        let key: Vec<(usize, usize)> = texts
+        let addresses: Vec<(usize, usize)> = texts
             .iter()
             .map(|t| (t.as_ptr() as usize, t.len()))
             .collect();
+        let mut hasher =
+            std::hash::BuildHasher::build_hasher(&foldhash::fast::FixedState::default());
+        for t in texts {
+            std::hash::Hasher::write(&mut hasher, t.as_bytes());
+        }
+        let key = (addresses, std::hash::Hasher::finish(&hasher));
         let mut last = self
             .0
             .lock()

@@ -37,9 +37,9 @@ fn _plan_texts(
     let texts = texts_of(texts)?;
     let (suite, _probes) = rust_suite(suite, &texts)?;
     py.detach(|| -> Result<Vec<(String, String)>, suite_core::Error> {
-        let mut cache = PredictionCache::with_converter(&Silent, &Silent, |_, _| ());
+        let mut cache = PredictionCache::new(&Silent, &Silent);
         let mut plan = Vec::new();
-        let mut take = |cache: &PredictionCache<'_, ()>, from: usize, stage: String| {
+        let mut take = |cache: &PredictionCache<'_>, from: usize, stage: String| {
             for id in from..cache.distinct_texts() {
                 plan.push((cache.text(id as u32).to_owned(), stage.clone()));
             }

@@ -174,6 +174,17 @@ struct RunArgs {
     /// Prompt template of openai: models: a text file with a `{text}` slot.
     #[arg(long, value_name = "FILE")]
     prompt_template: Option<PathBuf>,
+    /// Texts read and profiled at once: each chunk goes through every stage (one batch per
+    /// model and stage), then only its counts are kept, so memory is bounded by the chunk.
+    #[arg(long, value_name = "N", default_value_t = suite_core::DEFAULT_CHUNK_SIZE, value_parser = parse_chunk_size)]
+    chunk_size: usize,
+}
+
+fn parse_chunk_size(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{s}` is not a chunk size (a whole number >= 1)")),
+    }
 }
 
 impl RunArgs {
@@ -265,39 +276,45 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs the profile with a model that records what it is asked (which texts a profile sends
-/// depends only on the texts and the suite, never on the answers).
+/// depends only on the texts and the suite, never on the answers), each distinct text listed
+/// once in the order first asked.
 fn list_texts(args: &TextsArgs) -> anyhow::Result<ExitCode> {
     use std::cell::RefCell;
-    let texts = texts::read(&args.texts)?;
-    texts::warn_if_empty(&args.texts, &texts);
+    let info = texts::scan(&args.texts)?;
+    texts::warn_if_empty(&args.texts, &info);
     let (spec, source) = suite::load(args.suite.as_deref())?;
     let suite = spec.build().map_err(|e| source.error(&e))?;
-    let seen = RefCell::new(Vec::<String>::new());
-    let recorder = suite_core::BatchFn::new(|batch: &[&str]| {
-        seen.borrow_mut()
-            .extend(batch.iter().map(|t| (*t).to_owned()));
+    let seen = RefCell::new((std::collections::HashSet::<String>::new(), Vec::<u8>::new()));
+    let recorder = suite_core::BatchFn::new(|batch: &[&str]| -> Vec<serde_json::Value> {
+        let (known, out) = &mut *seen.borrow_mut();
+        for text in batch {
+            if known.insert((*text).to_owned()) {
+                // A JSON string of a `str` never fails to serialise.
+                let _ = serde_json::to_writer(&mut *out, &serde_json::json!({ "text": text }));
+                out.push(b'\n');
+            }
+        }
         vec![serde_json::json!({}); batch.len()]
     });
     let silent =
         suite_core::BatchFn::new(|batch: &[&str]| vec![serde_json::json!({}); batch.len()]);
+    let chunks = texts::chunks(&args.texts, suite_core::DEFAULT_CHUNK_SIZE)?;
     if args.extract {
         let no_fields: [&str; 0] = [];
-        extractive::extractive_capture_profile(
-            &recorder,
-            &silent,
-            &texts.texts,
-            &suite,
-            &no_fields,
-        )
-        .map_err(|e| flat(&e))?;
+        let mut run = extractive::ExtractRun::new(&recorder, &silent, &suite, &no_fields)
+            .map_err(|e| flat(&e))?;
+        for chunk in chunks {
+            run.add(&chunk?).map_err(|e| flat(&e))?;
+        }
+        run.profile().map_err(|e| flat(&e))?;
     } else {
-        capture::capture_profile(&recorder, &silent, &texts.texts, &suite).map_err(|e| flat(&e))?;
+        let mut run = capture::CaptureRun::new(&recorder, &silent, &suite).map_err(|e| flat(&e))?;
+        for chunk in chunks {
+            run.add(&chunk?).map_err(|e| flat(&e))?;
+        }
+        run.profile().map_err(|e| flat(&e))?;
     }
-    let mut out = Vec::new();
-    for text in seen.borrow().iter() {
-        serde_json::to_writer(&mut out, &serde_json::json!({ "text": text }))?;
-        out.push(b'\n');
-    }
+    let out = std::mem::take(&mut seen.borrow_mut().1);
     output::write(None, &out)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -306,7 +323,8 @@ fn list_texts(args: &TextsArgs) -> anyhow::Result<ExitCode> {
 /// progress display. `--out` is checked first: a run must not fail at its end for a path it
 /// could have refused.
 struct Inputs {
-    texts: texts::Texts,
+    texts_path: PathBuf,
+    texts: texts::TextsInfo,
     spec: suite_core::SuiteSpec,
     source: suite::SuiteSource,
     progress: Rc<Progress>,
@@ -314,6 +332,16 @@ struct Inputs {
 }
 
 impl Inputs {
+    /// The texts, `chunk_size` at a time, read as they are needed; each chunk starts the
+    /// progress display's stages anew.
+    fn chunks(
+        &self,
+        chunk_size: usize,
+    ) -> anyhow::Result<impl Iterator<Item = anyhow::Result<Vec<String>>> + '_> {
+        let chunks = texts::chunks(&self.texts_path, chunk_size)?;
+        Ok(chunks.inspect(|_| self.progress.new_run()))
+    }
+
     fn load(
         texts: &std::path::Path,
         suite: Option<&std::path::Path>,
@@ -323,12 +351,13 @@ impl Inputs {
         if let Some(out) = out {
             crate::outfile::check(out, "--out")?;
         }
-        let texts_read = texts::read(texts)?;
+        let texts_read = texts::scan(texts)?;
         texts::warn_if_empty(texts, &texts_read);
         let (spec, source) = suite::load(suite)?;
         let progress = Rc::new(Progress::new(task, &spec));
         let suite = suite::build(&spec, &source, progress.tracker())?;
         Ok(Inputs {
+            texts_path: texts.to_owned(),
             texts: texts_read,
             spec,
             source,
@@ -338,37 +367,43 @@ impl Inputs {
     }
 }
 
-/// Profiles with the library's report functions: the bare profile is the report's (the same
-/// profile `capture_profile` / `extractive_capture_profile` return). An extractor's report
-/// comes with its per-field breakdown (computed in the same pass).
+/// Profiles with the library's report functions, the texts streamed in chunks: the bare
+/// profile is the report's (the same profile `capture_profile` / `extractive_capture_profile`
+/// return). An extractor's report comes with its per-field breakdown (computed in the same
+/// pass).
 fn profile_report(
     student: &CliModel,
     teacher: &CliModel,
     inputs: &Inputs,
     task: Task,
     fields: &[String],
+    chunk_size: usize,
 ) -> anyhow::Result<(
     profile_stats::ProfileReport,
     Option<extractive::FieldBreakdown>,
 )> {
     // The profile errors' messages already contain their sources: flattened to one message so
     // the one-line error does not repeat them.
-    let texts = &inputs.texts.texts;
+    let suite = &inputs.suite;
     Ok(match task {
-        Task::Classify => (
-            capture::capture_profile_report(student, teacher, texts, &inputs.suite)
-                .map_err(|e| flat(&e))?,
-            None,
-        ),
+        Task::Classify => {
+            let mut run = capture::CaptureRun::new(student, teacher, suite)
+                .map_err(|e| flat(&e))?
+                .with_chunk_size(chunk_size);
+            for chunk in inputs.chunks(chunk_size)? {
+                run.add(&chunk?).map_err(|e| flat(&e))?;
+            }
+            (run.report().map_err(|e| flat(&e))?, None)
+        }
         Task::Extract => {
-            let (report, breakdown) = extractive::extractive_profile_report_with_fields(
-                student,
-                teacher,
-                texts,
-                &inputs.suite,
-                fields,
-            )
-            .map_err(|e| flat(&e))?;
+            let mut run = extractive::ExtractRun::new(student, teacher, suite, fields)
+                .map_err(|e| flat(&e))?
+                .with_chunk_size(chunk_size)
+                .with_field_breakdown();
+            for chunk in inputs.chunks(chunk_size)? {
+                run.add(&chunk?).map_err(|e| flat(&e))?;
+            }
+            let (report, breakdown) = run.report_with_fields().map_err(|e| flat(&e))?;
             (report, Some(breakdown))
         }
     })
@@ -408,7 +443,14 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         suite_core::Side::Teacher,
         progress,
     )?;
-    let (report, breakdown) = profile_report(&student, &teacher, &inputs, task, fields)?;
+    let (report, breakdown) = profile_report(
+        &student,
+        &teacher,
+        &inputs,
+        task,
+        fields,
+        args.run.chunk_size,
+    )?;
     let mut json = match stats {
         None => serde_json::to_value(report.profile())?,
         Some(stats) => {
@@ -442,7 +484,7 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
             fields,
             suite: suite_source,
             texts_blake3: &texts.blake3,
-            texts_count: texts.texts.len(),
+            texts_count: texts.count,
             student: &student_spec,
             teacher: &teacher_spec,
             settings: &settings,

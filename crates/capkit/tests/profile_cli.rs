@@ -253,6 +253,18 @@ fn golden_rust_subprocess_model_matches_library_and_upstream() {
 }
 
 #[test]
+fn golden_chunked_runs_match_library_and_upstream_for_any_chunk_size() {
+    let bin = rust_model();
+    for chunk in ["1", "3"] {
+        let goldens = check_scenarios(
+            |id, side| format!("cmd:{} scenarios/{id}.json {side}", bin.to_str().unwrap()),
+            &["--no-cache", "--chunk-size", chunk],
+        );
+        assert_eq!(goldens, 3, "chunk size {chunk}");
+    }
+}
+
+#[test]
 fn golden_python_subprocess_model_matches_library_and_upstream() {
     let goldens = check_scenarios(
         |id, side| format!("cmd:python3 rule_model.py scenarios/{id}.json {side}"),

@@ -43,7 +43,9 @@ mod error;
 mod profile;
 
 pub use error::Error;
-pub use profile::{capture_profile, capture_profile_report, compare_students};
+pub use profile::{
+    CaptureRun, capture_profile, capture_profile_report, compare_students, compare_students_chunked,
+};
 pub use profile_stats::{Comparison, ProfileReport};
 pub use profile_types::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
 // Everything a caller needs to build a suite and wrap models, so a crate that depends on
@@ -52,8 +54,9 @@ pub use serde_json;
 // The report types (`ProfileReport`, `Comparison`, counts, settings, gates).
 pub use profile_stats;
 pub use suite_core::{
-    BatchFn, CapabilitySuite, Decision, Model, ModelError, PerItemFn, SuiteSpec, Transform,
-    TransformSpec, case_jitter_invariance, keyboard_typo_corruption, whitespace_invariance,
+    BatchFn, CapabilitySuite, DEFAULT_CHUNK_SIZE, Decision, Model, ModelError, PerItemFn,
+    SharedLabel, SuiteSpec, Transform, TransformSpec, case_jitter_invariance,
+    keyboard_typo_corruption, whitespace_invariance,
 };
 
 // The README's examples are doc tests.

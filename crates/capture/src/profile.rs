@@ -3,24 +3,264 @@
 use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use profile_stats::{
-    AbstentionCounts, ClassifyCounts, Comparison, Counts, ProfileReport, StudentOutcomes,
-    SuiteDescriptor,
+    AbstentionCounts, ClassifyCounts, Comparison, Counts, FirstVsSecond, Pair, PairCounts,
+    ProfileReport, SuiteDescriptor,
 };
 use profile_types::value::py_str;
 use profile_types::{CaptureProfile, Label, ProbePredictions};
-use suite_core::{CapabilitySuite, Memo, Model, PredictionCache, Side, Stage};
+use suite_core::{
+    CapabilitySuite, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, Keep, LastAnswer,
+    Memo, Model, OutcomeWriter, PredictionCache, ProfileRun, SharedLabel, Side, Stage, StageIds,
+};
 
 use crate::Error;
 
-/// What the profile keeps of one prediction: the id of its comparison form (Python `str()`), in
-/// one space shared by both sides so every comparison is an integer comparison, and the raw label
-/// only where the profile reports it (probes).
-struct Slot {
-    form: u32,
-    raw: Option<Box<Label>>,
+/// What the profile keeps of a prediction: the id of its comparison form (Python `str()`), in
+/// one space shared by both sides so every comparison is an integer comparison. Ids live for one
+/// chunk.
+#[derive(Default)]
+struct Forms {
+    forms: IndexSet<Box<str>, FixedState>,
+    last: LastAnswer<u32>,
 }
 
-type Cache<'m> = PredictionCache<'m, Slot>;
+impl Keep for Forms {
+    type Kept = u32;
+
+    fn keep(&mut self, answer: SharedLabel) -> u32 {
+        if let Some(id) = self.last.get(&answer) {
+            return id;
+        }
+        let form = py_str(&answer);
+        // Batches tend to repeat one label: compare with the last form before hashing.
+        let id = match self.last.kept().copied().filter(|&id| {
+            self.forms
+                .get_index(id as usize)
+                .is_some_and(|f| **f == *form)
+        }) {
+            Some(id) => id,
+            None => match self.forms.get_index_of(&*form) {
+                Some(i) => i as u32,
+                None => self.forms.insert_full(form.into()).0 as u32,
+            },
+        };
+        self.last.set(answer, id);
+        id
+    }
+
+    fn reset(&mut self) {
+        self.forms.clear();
+        self.last.clear();
+    }
+}
+
+/// One text's outcome, bit by bit: clean agreement, agreement under each corruption, then per
+/// invariance whether the student's and the teacher's labels changed.
+struct Layout {
+    corruptions: usize,
+    invariances: usize,
+}
+
+impl Layout {
+    fn of(suite: &CapabilitySuite) -> Layout {
+        Layout {
+            corruptions: suite.corruptions().count(),
+            invariances: suite.invariances().count(),
+        }
+    }
+
+    fn clean(&self, o: &[u32]) -> bool {
+        bit(o, 0)
+    }
+
+    fn corrupted(&self, o: &[u32], k: usize) -> bool {
+        bit(o, 1 + k)
+    }
+
+    /// (student changed, teacher changed) under invariance `i`.
+    fn changed(&self, o: &[u32], i: usize) -> (bool, bool) {
+        let at = 1 + self.corruptions + 2 * i;
+        (bit(o, at), bit(o, at + 1))
+    }
+
+    /// The escalation word the driver appends.
+    fn escalated(&self, o: &[u32]) -> (bool, bool) {
+        escalated(o)
+    }
+}
+
+/// The escalations of an outcome: its last word, which the driver appends.
+fn escalated(o: &[u32]) -> (bool, bool) {
+    let e = o.last().copied().unwrap_or(0);
+    (e & ESCALATED_STUDENT != 0, e & ESCALATED_TEACHER != 0)
+}
+
+fn bit(words: &[u32], i: usize) -> bool {
+    words.get(i / 32).is_some_and(|w| w >> (i % 32) & 1 == 1)
+}
+
+/// A classifier profile in progress: texts are added in any number of pieces (each processed in
+/// chunks of [`CaptureRun::chunk_size`] texts: one batch per model and stage per chunk, the
+/// chunk's texts and answers dropped once its outcomes are counted), and the profile or report
+/// is the same whatever the pieces and the chunk size.
+///
+/// ```
+/// use capture::{CaptureRun, PerItemFn, case_jitter_invariance};
+/// use capture::serde_json::json;
+/// use suite_core::CapabilitySuite;
+///
+/// let student = PerItemFn::new(|t: &str| json!(t.contains("good")));
+/// let teacher = PerItemFn::new(|t: &str| json!(t.to_lowercase().contains("good")));
+/// let mut suite = CapabilitySuite::new();
+/// suite.add_invariance("case", case_jitter_invariance());
+/// let mut run = CaptureRun::new(&student, &teacher, &suite)?.with_chunk_size(2);
+/// run.add(&["good", "good food"])?;
+/// run.add(&["bad"])?;
+/// let profile = run.profile()?;
+/// assert_eq!(profile.invariances["case"].student_violation_rate, 2.0 / 3.0);
+/// # Ok::<(), capture::Error>(())
+/// ```
+pub struct CaptureRun<'m> {
+    run: ProfileRun<'m, Forms>,
+    suite: &'m CapabilitySuite,
+    layout: Layout,
+}
+
+impl<'m> CaptureRun<'m> {
+    /// A profile of `student` against `teacher` under `suite`; the probes are predicted here.
+    pub fn new(
+        student: &'m dyn Model,
+        teacher: &'m dyn Model,
+        suite: &'m CapabilitySuite,
+    ) -> Result<CaptureRun<'m>, Error> {
+        Ok(CaptureRun {
+            run: ProfileRun::new(student, teacher, Forms::default(), suite.probes())?,
+            suite,
+            layout: Layout::of(suite),
+        })
+    }
+
+    /// The run with chunks of `chunk_size` texts (at least 1; default [`DEFAULT_CHUNK_SIZE`]).
+    pub fn with_chunk_size(mut self, chunk_size: usize) -> CaptureRun<'m> {
+        self.run = self.run.with_chunk_size(chunk_size);
+        self
+    }
+
+    /// The chunk size.
+    pub fn chunk_size(&self) -> usize {
+        self.run.chunk_size()
+    }
+
+    /// Profiles `texts` (after every text added before).
+    pub fn add<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<(), Error> {
+        self.add_ids(texts).map(drop)
+    }
+
+    /// [`CaptureRun::add`], returning each text's outcome id.
+    fn add_ids<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<u32>, Error> {
+        let suite = self.suite;
+        Ok(self.run.add(texts, &mut |cache, clean, _, out| {
+            chunk(cache, clean, out, suite)
+        })?)
+    }
+
+    /// The counts of every text added so far.
+    fn counts(&mut self) -> Result<ClassifyCounts, Error> {
+        let [student_decides, teacher_decides] = self.run.decides()?;
+        let mut counts = ClassifyCounts::new(
+            self.suite.corruption_names(),
+            self.suite.invariance_names(),
+            (student_decides || teacher_decides)
+                .then(|| AbstentionCounts::new(student_decides, teacher_decides)),
+        );
+        let layout = &self.layout;
+        for (o, n) in self.run.outcomes().iter() {
+            let clean = layout.clean(o);
+            counts.record_clean_n(clean, n);
+            for (k, stage) in counts.corruptions.values_mut().enumerate() {
+                stage.agree.record_n(clean, layout.corrupted(o, k), n);
+            }
+            for (i, stage) in counts.invariances.values_mut().enumerate() {
+                let (s, t) = layout.changed(o, i);
+                stage.changed.record_n(s, t, n);
+            }
+            if let Some(a) = &mut counts.abstention {
+                let (s, t) = layout.escalated(o);
+                a.record_n(s, t, clean, n);
+            }
+        }
+        Ok(counts)
+    }
+
+    fn probes(&self) -> Option<ProbePredictions> {
+        (!self.suite.probes().is_empty()).then(|| {
+            let raw = |side| {
+                self.run
+                    .probe_answers(side)
+                    .iter()
+                    .map(|l| Label::clone(l))
+                    .collect()
+            };
+            ProbePredictions {
+                student: raw(Side::Student),
+                teacher: raw(Side::Teacher),
+            }
+        })
+    }
+
+    /// The profile of every text added (the same as [`capture_profile`] over them all).
+    pub fn profile(mut self) -> Result<CaptureProfile, Error> {
+        let counts = self.counts()?;
+        Ok(counts.profile(self.probes()))
+    }
+
+    /// The report of every text added (the same as [`capture_profile_report`] over them all).
+    pub fn report(mut self) -> Result<ProfileReport, Error> {
+        let counts = self.counts()?;
+        Ok(report(self.suite, counts, self.probes()))
+    }
+}
+
+/// Runs one chunk's fresh clean texts through every stage and writes each text's outcome (the
+/// bits of [`Layout`], packed 32 to a word).
+fn chunk(
+    cache: &mut PredictionCache<'_, Forms>,
+    clean: &StageIds,
+    out: &mut OutcomeWriter,
+    suite: &CapabilitySuite,
+) -> Result<(), suite_core::Error> {
+    let layout = Layout::of(suite);
+    let width = (1 + layout.corruptions + 2 * layout.invariances).div_ceil(32);
+    let mut words = vec![0u32; clean.len() * width];
+    let mut set = |j: usize, bit: usize, on: bool| {
+        if on {
+            words[j * width + bit / 32] |= 1 << (bit % 32);
+        }
+    };
+    let agrees =
+        |cache: &PredictionCache<'_, Forms>, id: u32| cache.student(id) == cache.teacher(id);
+    for (j, &id) in clean.ids().iter().enumerate() {
+        set(j, 0, agrees(cache, id));
+    }
+    for (k, (name, transform)) in suite.corruptions().enumerate() {
+        let ids = cache.transformed(&Stage::Corruption(name.to_owned()), clean, transform)?;
+        for (j, &id) in ids.ids().iter().enumerate() {
+            set(j, 1 + k, agrees(cache, id));
+        }
+    }
+    for (i, (name, transform)) in suite.invariances().enumerate() {
+        let ids = cache.transformed(&Stage::Invariance(name.to_owned()), clean, transform)?;
+        let at = 1 + layout.corruptions + 2 * i;
+        for (j, (&before, &after)) in clean.ids().iter().zip(ids.ids()).enumerate() {
+            set(j, at, cache.student(before) != cache.student(after));
+            set(j, at + 1, cache.teacher(before) != cache.teacher(after));
+        }
+    }
+    for text in words.chunks(width) {
+        out.push(text);
+    }
+    Ok(())
+}
 
 /// Profiles `student` against `teacher` on `texts` under `suite`.
 ///
@@ -33,8 +273,9 @@ pub fn capture_profile<S: AsRef<str>>(
     texts: &[S],
     suite: &CapabilitySuite,
 ) -> Result<CaptureProfile, Error> {
-    let (counts, probes) = run(student, teacher, texts, suite, None)?;
-    Ok(counts.profile(probes))
+    let mut run = CaptureRun::new(student, teacher, suite)?;
+    run.add(texts)?;
+    run.profile()
 }
 
 /// [`capture_profile`] with the counts behind it: a [`ProfileReport`] whose
@@ -69,8 +310,9 @@ pub fn capture_profile_report<S: AsRef<str>>(
     texts: &[S],
     suite: &CapabilitySuite,
 ) -> Result<ProfileReport, Error> {
-    let (counts, probes) = run(student, teacher, texts, suite, None)?;
-    Ok(report(suite, counts, probes))
+    let mut run = CaptureRun::new(student, teacher, suite)?;
+    run.add(texts)?;
+    run.report()
 }
 
 /// Profiles several students against one teacher on one suite, the teacher's answers computed
@@ -102,23 +344,90 @@ pub fn compare_students<S: AsRef<str>>(
     texts: &[S],
     suite: &CapabilitySuite,
 ) -> Result<Comparison, Error> {
+    compare_students_chunked(teacher, students, texts.chunks(DEFAULT_CHUNK_SIZE), suite)
+}
+
+/// [`compare_students`] over texts given in chunks (read from a file as they are needed, say):
+/// each chunk goes through every student, the teacher asked once per distinct text of the
+/// chunk, and nothing of it is kept but counts. The comparison is the same whatever the chunks.
+pub fn compare_students_chunked<C, S>(
+    teacher: &dyn Model,
+    students: &[(&str, &dyn Model)],
+    chunks: impl IntoIterator<Item = C>,
+    suite: &CapabilitySuite,
+) -> Result<Comparison, Error>
+where
+    C: AsRef<[S]>,
+    S: AsRef<str>,
+{
     if let Some(name) = repeated(students.iter().map(|s| s.0)) {
         return Err(Error::DuplicateStudent(name.to_owned()));
     }
+    let named = |name: &str| {
+        let name = name.to_owned();
+        move |e: Error| Error::Student {
+            name,
+            source: Box::new(e),
+        }
+    };
     let teacher = Memo::new(teacher);
     let mut runs = Vec::with_capacity(students.len());
     for &(name, student) in students {
-        let mut outcomes = StudentOutcomes::default();
-        let (counts, probes) =
-            run(student, &teacher, texts, suite, Some(&mut outcomes)).map_err(|e| {
-                Error::Student {
-                    name: name.to_owned(),
-                    source: Box::new(e),
-                }
-            })?;
-        runs.push((name.to_owned(), report(suite, counts, probes), outcomes));
+        let run = CaptureRun::new(student, &teacher, suite).map_err(named(name))?;
+        runs.push(run.with_chunk_size(usize::MAX));
     }
-    Ok(Comparison::of_runs(None, runs))
+    teacher.forget();
+    let layout = Layout::of(suite);
+    let names: Vec<&str> = students.iter().map(|s| s.0).collect();
+    let mut pairs = Pair::every(&names, suite.corruption_names(), suite.invariance_names());
+    for chunk in chunks {
+        let mut ids = Vec::with_capacity(runs.len());
+        for (run, &(name, _)) in runs.iter_mut().zip(students) {
+            ids.push(run.add_ids(chunk.as_ref()).map_err(named(name))?);
+        }
+        teacher.forget();
+        let mut p = pairs.iter_mut();
+        for (i, a) in runs.iter().zip(&ids).enumerate() {
+            for b in runs[i + 1..].iter().zip(&ids[i + 1..]) {
+                if let Some(pair) = p.next() {
+                    add_pairs(&mut pair.counts, &layout, a, b);
+                }
+            }
+        }
+    }
+    let mut reports = Vec::with_capacity(runs.len());
+    for (run, &(name, _)) in runs.into_iter().zip(students) {
+        reports.push((name.to_owned(), run.report().map_err(named(name))?));
+    }
+    Ok(Comparison::of_reports(None, reports, pairs))
+}
+
+/// Pairs two students' outcomes on one chunk, text by text.
+fn add_pairs(
+    counts: &mut PairCounts,
+    layout: &Layout,
+    (a, a_ids): (&CaptureRun<'_>, &Vec<u32>),
+    (b, b_ids): (&CaptureRun<'_>, &Vec<u32>),
+) {
+    let record = |t: &mut FirstVsSecond, x: bool, y: bool| t.record(x, y);
+    for (&x, &y) in a_ids.iter().zip(b_ids) {
+        let (x, y) = (a.run.outcomes().get(x), b.run.outcomes().get(y));
+        record(&mut counts.clean.agree, layout.clean(x), layout.clean(y));
+        for (k, stage) in counts.corruptions.values_mut().enumerate() {
+            record(
+                &mut stage.agree,
+                layout.corrupted(x, k),
+                layout.corrupted(y, k),
+            );
+        }
+        for (i, stage) in counts.invariances.values_mut().enumerate() {
+            record(
+                &mut stage.changed,
+                layout.changed(x, i).0,
+                layout.changed(y, i).0,
+            );
+        }
+    }
 }
 
 /// The first name that occurs twice.
@@ -138,116 +447,4 @@ fn report(
         suite.probes().len(),
     );
     ProfileReport::new(descriptor, Counts::Classify(counts), probes)
-}
-
-/// Runs the profile and folds every text's outcomes into counts (and, for comparisons, keeps
-/// the student's per-text outcomes).
-fn run<S: AsRef<str>>(
-    student: &dyn Model,
-    teacher: &dyn Model,
-    texts: &[S],
-    suite: &CapabilitySuite,
-    mut outcomes: Option<&mut StudentOutcomes>,
-) -> Result<(ClassifyCounts, Option<ProbePredictions>), Error> {
-    let probe_count = suite.probes().len();
-    let mut forms: IndexSet<Box<str>, FixedState> = IndexSet::default();
-    // Batches tend to repeat one label: remember the last form before hashing.
-    let mut last: Option<u32> = None;
-    let mut cache = PredictionCache::with_converter(student, teacher, move |id, label: Label| {
-        let form = py_str(&label);
-        let form = match last.filter(|&i| forms.get_index(i as usize).is_some_and(|f| **f == *form))
-        {
-            Some(i) => i,
-            None => {
-                let i = match forms.get_index_of(&*form) {
-                    Some(i) => i as u32,
-                    None => forms.insert_full(form.into()).0 as u32,
-                };
-                last = Some(i);
-                i
-            }
-        };
-        // Probes are interned first, so their ids are the lowest.
-        let raw = ((id as usize) < probe_count).then(|| Box::new(label));
-        Slot { form, raw }
-    });
-    let stages = 1 + suite.corruptions().count() + suite.invariances().count();
-    cache.reserve(texts.len() * stages + probe_count);
-
-    // Probes first: their raw labels are kept, everything else is reduced to a form id.
-    let probe_ids = cache.stage(&Stage::Probes, suite.probes().iter().map(String::as_str))?;
-    let clean = cache.stage(&Stage::Clean, texts.iter().map(AsRef::as_ref))?;
-    let agrees = |cache: &Cache<'_>, id: u32| cache.student(id).form == cache.teacher(id).form;
-    let clean_agree: Vec<bool> = clean.ids().iter().map(|&id| agrees(&cache, id)).collect();
-    let mut counts = ClassifyCounts::new(suite.corruption_names(), suite.invariance_names(), None);
-    for &agree in &clean_agree {
-        counts.record_clean(agree);
-    }
-
-    for ((name, transform), stage) in suite.corruptions().zip(counts.corruptions.values_mut()) {
-        let ids = cache.transformed(&Stage::Corruption(name.to_owned()), &clean, transform)?;
-        let mut kept = outcomes.as_ref().map(|_| Vec::with_capacity(ids.len()));
-        for (&id, &before) in ids.ids().iter().zip(&clean_agree) {
-            let after = agrees(&cache, id);
-            stage.agree.record(before, after);
-            if let Some(kept) = &mut kept {
-                kept.push(after);
-            }
-        }
-        if let (Some(o), Some(kept)) = (outcomes.as_deref_mut(), kept) {
-            o.corruptions.insert(name.to_owned(), kept);
-        }
-    }
-
-    for ((name, transform), stage) in suite.invariances().zip(counts.invariances.values_mut()) {
-        let ids = cache.transformed(&Stage::Invariance(name.to_owned()), &clean, transform)?;
-        let mut kept = outcomes.as_ref().map(|_| Vec::with_capacity(ids.len()));
-        for (&before, &after) in clean.ids().iter().zip(ids.ids()) {
-            let changed =
-                |side: Side| cache.output(side, before).form != cache.output(side, after).form;
-            let student_changed = changed(Side::Student);
-            stage
-                .changed
-                .record(student_changed, changed(Side::Teacher));
-            if let Some(kept) = &mut kept {
-                kept.push(student_changed);
-            }
-        }
-        if let (Some(o), Some(kept)) = (outcomes.as_deref_mut(), kept) {
-            o.invariances.insert(name.to_owned(), kept);
-        }
-    }
-
-    let probes = (probe_count > 0).then(|| {
-        let raw = |slot: &Slot| slot.raw.as_deref().cloned().unwrap_or(Label::Null);
-        let side = |side: Side| {
-            probe_ids
-                .ids()
-                .iter()
-                .map(|&id| raw(cache.output(side, id)))
-                .collect()
-        };
-        ProbePredictions {
-            student: side(Side::Student),
-            teacher: side(Side::Teacher),
-        }
-    });
-
-    let escalations = cache.escalations(&clean)?;
-    if escalations.any() {
-        let mut abstention =
-            AbstentionCounts::new(escalations.student.is_some(), escalations.teacher.is_some());
-        for (position, &agree) in clean_agree.iter().enumerate() {
-            abstention.record(
-                escalations.escalated(Side::Student, position),
-                escalations.escalated(Side::Teacher, position),
-                agree,
-            );
-        }
-        counts.abstention = Some(abstention);
-    }
-    if let Some(o) = outcomes {
-        o.clean = clean_agree;
-    }
-    Ok((counts, probes))
 }

@@ -1,10 +1,16 @@
 //! The opt-in report: its profile is `capture_profile`'s, its counts merge (a property over random
-//! splits), and `compare_students` asks the teacher once per distinct text.
+//! splits), and `compare_students` asks the teacher once per distinct text. Chunked profiles: the
+//! same profile, report and comparison whatever the chunk size, and a clean text repeated in a
+//! later chunk reaches no model again.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::cell::RefCell;
 
-use capture::{capture_profile, capture_profile_report, compare_students};
+use std::collections::HashMap;
+
+use capture::{
+    CaptureRun, capture_profile, capture_profile_report, compare_students, compare_students_chunked,
+};
 use proptest::prelude::*;
 use serde_json::json;
 use suite_core::{
@@ -39,6 +45,10 @@ fn teacher(t: &str) -> Label {
     } else {
         "neg"
     })
+}
+
+fn other_student(t: &str) -> Label {
+    json!(t.len().is_multiple_of(3))
 }
 
 fn decide(t: &str) -> Decision {
@@ -233,5 +243,139 @@ fn compare_students_refuses_twin_names_and_names_a_failing_student() {
             .unwrap_err()
             .to_string(),
         "student `broken`: student model failed on the clean texts: no GPU"
+    );
+}
+
+/// Few words, so texts repeat within and across chunks (and some equal a probe).
+fn short_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(WORDS[..6].to_vec()), 1..3).prop_map(|w| w.join(" "))
+}
+
+fn report(texts: &[String], chunk: usize, pieces: usize) -> serde_json::Value {
+    let s = PerItemFn::new(student).with_decide(decide);
+    let t = PerItemFn::new(teacher);
+    let suite = suite();
+    let mut run = CaptureRun::new(&s, &t, &suite)
+        .unwrap()
+        .with_chunk_size(chunk);
+    for piece in texts.chunks(pieces.max(1)) {
+        run.add(piece).unwrap();
+    }
+    run.report().unwrap().to_json()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn the_report_is_the_same_for_every_chunk_size(
+        texts in prop::collection::vec(short_text(), 0..30),
+        pieces in 1usize..40,
+    ) {
+        let n = texts.len().max(1);
+        let whole = report(&texts, n, n);
+        for chunk in [1, 7, n] {
+            prop_assert_eq!(&report(&texts, chunk, n), &whole, "chunk size {}", chunk);
+            prop_assert_eq!(&report(&texts, chunk, pieces), &whole, "chunk size {} in pieces of {}", chunk, pieces);
+        }
+    }
+
+    #[test]
+    fn comparisons_are_the_same_for_every_chunk_size(
+        texts in prop::collection::vec(short_text(), 0..30),
+    ) {
+        let t = PerItemFn::new(teacher);
+        let a = PerItemFn::new(student).with_decide(decide);
+        let b = PerItemFn::new(other_student);
+        let students: [(&str, &dyn Model); 2] = [("a", &a), ("b", &b)];
+        let suite = suite();
+        let whole = compare_students(&t, &students, &texts, &suite).unwrap().to_json();
+        for chunk in [1, 7] {
+            let chunked = compare_students_chunked(&t, &students, texts.chunks(chunk), &suite).unwrap();
+            prop_assert_eq!(&chunked.to_json(), &whole, "chunk size {}", chunk);
+        }
+    }
+}
+
+/// A model that counts how often it is asked about each text.
+struct Counting<'a> {
+    asked: &'a RefCell<HashMap<String, usize>>,
+}
+
+impl Model for Counting<'_> {
+    fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, suite_core::ModelError> {
+        let mut asked = self.asked.borrow_mut();
+        for t in texts {
+            *asked.entry((*t).to_owned()).or_default() += 1;
+        }
+        Ok(texts.iter().map(|t| student(t)).collect())
+    }
+    fn decide_batch(
+        &self,
+        texts: &[&str],
+    ) -> Option<Result<Vec<Decision>, suite_core::ModelError>> {
+        Some(Ok(texts.iter().map(|t| decide(t)).collect()))
+    }
+}
+
+#[test]
+fn repeated_clean_texts_of_later_chunks_are_predicted_once() {
+    let asked = RefCell::new(HashMap::new());
+    let s = Counting { asked: &asked };
+    let t = PerItemFn::new(teacher);
+    let mut suite = CapabilitySuite::new();
+    // Transforms that never meet another text: every text is asked about exactly once.
+    suite.add_corruption("mark", Transform::new(|t| format!("{t}#")));
+    suite.add_invariance(
+        "upper",
+        Transform::new(|t| format!("{}!", t.to_uppercase())),
+    );
+    suite.add_probe("good");
+    let texts = [
+        "good",
+        "bad",
+        "good food",
+        "bad",
+        "good",
+        "good food",
+        "bad",
+    ];
+    let mut run = CaptureRun::new(&s, &t, &suite).unwrap().with_chunk_size(2);
+    run.add(&texts).unwrap();
+    let chunked = run.report().unwrap();
+    assert!(
+        asked.borrow().values().all(|&n| n == 1),
+        "{:?}",
+        asked.borrow()
+    );
+    assert_eq!(
+        asked.borrow().len(),
+        3 * 3,
+        "3 distinct texts, 3 stages each"
+    );
+    assert_eq!(
+        chunked,
+        capture::capture_profile_report(&s, &t, &texts, &suite).unwrap()
+    );
+}
+
+#[test]
+fn shared_labels_give_the_same_profile() {
+    let pos = std::sync::Arc::new(json!("pos"));
+    let neg = std::sync::Arc::new(json!("neg"));
+    let shared = PerItemFn::new(move |t: &str| {
+        if t.contains("good") {
+            std::sync::Arc::clone(&pos)
+        } else {
+            std::sync::Arc::clone(&neg)
+        }
+    });
+    let owned = PerItemFn::new(student);
+    let t = PerItemFn::new(teacher);
+    let texts = ["good", "bad", "good food", "Good", "fine"];
+    let suite = suite();
+    assert_eq!(
+        capture::capture_profile(&shared, &t, &texts, &suite).unwrap(),
+        capture::capture_profile(&owned, &t, &texts, &suite).unwrap()
     );
 }

@@ -1,93 +1,81 @@
 //! Micro-averaged field-level F1.
 
-use std::collections::BTreeMap;
-
+use foldhash::fast::FixedState;
+use indexmap::IndexSet;
 use profile_types::FieldCounts;
 use profile_types::value::py_eq;
 use serde_json::{Map, Value};
 
-/// Totals of one comparison, optionally broken down per field.
+/// The field names of a profile's per-field breakdown, numbered.
 #[derive(Debug, Default)]
-pub(crate) struct Tally {
-    tp: u64,
-    fp: u64,
-    fn_: u64,
-    per_field: Option<BTreeMap<String, (u64, u64, u64)>>,
+pub(crate) struct FieldNames(IndexSet<String, FixedState>);
+
+impl FieldNames {
+    fn id(&mut self, name: &str) -> u32 {
+        match self.0.get_index_of(name) {
+            Some(i) => i as u32,
+            None => self.0.insert_full(name.to_owned()).0 as u32,
+        }
+    }
+
+    /// The name behind an id.
+    pub(crate) fn name(&self, id: u32) -> &str {
+        self.0.get_index(id as usize).map_or("", String::as_str)
+    }
 }
 
-impl Tally {
-    pub(crate) fn new(per_field: bool) -> Tally {
-        Tally {
-            per_field: per_field.then(BTreeMap::new),
-            ..Tally::default()
+/// One (prediction, reference) pair scored: `[TP, FP, FN]`, and
+/// with `fields` each field's part appended as `field id << 2 | kind` (0 TP, 1 FP, 2 FN).
+/// `identical`: the two records are one stored record (every reference field is a TP).
+pub(crate) fn score(
+    predicted: &Map<String, Value>,
+    reference: &Map<String, Value>,
+    identical: bool,
+    mut fields: Option<(&mut FieldNames, &mut Vec<u32>)>,
+) -> [u32; 3] {
+    let breakdown = fields.is_some();
+    let mut entry = |name: &str, kind: u32| {
+        if let Some((names, entries)) = fields.as_mut() {
+            entries.push(names.id(name) << 2 | kind);
         }
+    };
+    if identical {
+        for k in reference.keys() {
+            entry(k, 0);
+        }
+        return [reference.len() as u32, 0, 0];
     }
-
-    /// Adds one (prediction, reference) pair.
-    pub(crate) fn add(&mut self, predicted: &Map<String, Value>, reference: &Map<String, Value>) {
-        // Extractors usually emit their keys in one fixed order: walk both maps in lockstep while
-        // the keys line up, and fall back to hashed lookups at the first difference.
-        let mut lockstep = true;
-        let mut pairs = predicted.iter();
-        for (k, want) in reference {
-            let got = match lockstep.then(|| pairs.next()).flatten() {
-                Some((pk, pv)) if pk == k => Some(pv),
-                _ => {
-                    lockstep = false;
-                    predicted.get(k)
-                }
-            };
-            let hit = py_eq(got.unwrap_or(&Value::Null), want);
-            if hit {
-                self.tp += 1
-            } else {
-                self.fn_ += 1
+    let (mut tp, mut fp, mut fn_) = (0u32, 0u32, 0u32);
+    // Extractors usually emit their keys in one fixed order: walk both maps in lockstep while
+    // the keys line up, and fall back to hashed lookups at the first difference.
+    let mut lockstep = true;
+    let mut pairs = predicted.iter();
+    for (k, want) in reference {
+        let got = match lockstep.then(|| pairs.next()).flatten() {
+            Some((pk, pv)) if pk == k => Some(pv),
+            _ => {
+                lockstep = false;
+                predicted.get(k)
             }
-            if let Some(m) = &mut self.per_field {
-                let e = m.entry(k.clone()).or_default();
-                if hit { e.0 += 1 } else { e.2 += 1 }
-            }
-        }
-        if lockstep && self.per_field.is_none() {
-            // The first `reference.len()` predicted keys are the reference's; the rest are not.
-            self.fp += predicted.len().saturating_sub(reference.len()) as u64;
-            return;
-        }
-        for k in predicted.keys().filter(|k| !reference.contains_key(*k)) {
-            self.fp += 1;
-            if let Some(m) = &mut self.per_field {
-                m.entry(k.clone()).or_default().1 += 1;
-            }
+        };
+        if py_eq(got.unwrap_or(&Value::Null), want) {
+            tp += 1;
+            entry(k, 0);
+        } else {
+            fn_ += 1;
+            entry(k, 2);
         }
     }
-
-    /// Adds a pair of equal records (Python `==` holds field by field, and neither has a field
-    /// the other lacks): every field is a true positive.
-    pub(crate) fn add_identical(&mut self, record: &Map<String, Value>) {
-        self.tp += record.len() as u64;
-        if let Some(m) = &mut self.per_field {
-            for k in record.keys() {
-                m.entry(k.clone()).or_default().0 += 1;
-            }
-        }
+    if lockstep && !breakdown {
+        // The first `reference.len()` predicted keys are the reference's; the rest are not.
+        fp = predicted.len().saturating_sub(reference.len()) as u32;
+        return [tp, fp, fn_];
     }
-
-    /// The totals so far: (TP, FP, FN).
-    pub(crate) fn totals(&self) -> (u64, u64, u64) {
-        (self.tp, self.fp, self.fn_)
+    for k in predicted.keys().filter(|k| !reference.contains_key(*k)) {
+        fp += 1;
+        entry(k, 1);
     }
-
-    pub(crate) fn f1(&self) -> f64 {
-        FieldCounts::new(self.tp, self.fp, self.fn_).f1
-    }
-
-    pub(crate) fn per_field(self) -> BTreeMap<String, FieldCounts> {
-        self.per_field
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, (tp, fp, fn_))| (k, FieldCounts::new(tp, fp, fn_)))
-            .collect()
-    }
+    [tp, fp, fn_]
 }
 
 /// Upstream's micro field-level F1 of `predicted` records against `reference` records, paired by
@@ -104,9 +92,12 @@ impl Tally {
 /// assert_eq!(field_f1(&pred, &gold), 6.0 / 7.0);
 /// ```
 pub fn field_f1(predicted: &[Map<String, Value>], reference: &[Map<String, Value>]) -> f64 {
-    let mut tally = Tally::new(false);
+    let (mut tp, mut fp, mut fn_) = (0u64, 0u64, 0u64);
     for (p, r) in predicted.iter().zip(reference) {
-        tally.add(p, r);
+        let [t, f, n] = score(p, r, false, None);
+        tp += u64::from(t);
+        fp += u64::from(f);
+        fn_ += u64::from(n);
     }
-    tally.f1()
+    FieldCounts::new(tp, fp, fn_).f1
 }

@@ -59,8 +59,9 @@ pub use breakdown::merge_field_breakdowns;
 pub use error::Error;
 pub use f1::field_f1;
 pub use profile::{
-    ExtractiveReport, compare_students, extractive_capture_profile, extractive_capture_report,
-    extractive_profile_report, extractive_profile_report_with_fields,
+    ExtractRun, ExtractiveReport, compare_students, compare_students_chunked,
+    extractive_capture_profile, extractive_capture_report, extractive_profile_report,
+    extractive_profile_report_with_fields,
 };
 pub use profile_stats::{Comparison, ProfileReport};
 pub use profile_types::{
@@ -74,8 +75,9 @@ pub use serde_json;
 // The report types (`ProfileReport`, `Comparison`, counts, settings, gates).
 pub use profile_stats;
 pub use suite_core::{
-    BatchFn, CapabilitySuite, Decision, Model, ModelError, PerItemFn, SuiteSpec, Transform,
-    TransformSpec, case_jitter_invariance, keyboard_typo_corruption, whitespace_invariance,
+    BatchFn, CapabilitySuite, DEFAULT_CHUNK_SIZE, Decision, Model, ModelError, PerItemFn,
+    SharedLabel, SuiteSpec, Transform, TransformSpec, case_jitter_invariance,
+    keyboard_typo_corruption, whitespace_invariance,
 };
 
 // The README's examples are doc tests.

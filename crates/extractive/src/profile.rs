@@ -1,25 +1,23 @@
 //! `extractive_capture_profile`, its per-field report, the counts report and comparisons.
 
-use profile_stats::{
-    AbstentionCounts, Comparison, Counts, ExtractCounts, FieldSums, ProfileReport, StudentOutcomes,
-    SuiteDescriptor,
-};
-use profile_types::{ExtractiveProfile, FieldBreakdown, FieldReport};
-use serde_json::Value;
-use suite_core::{CapabilitySuite, Memo, Model, PredictionCache, Side, Stage, StageIds};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use std::cell::RefCell;
+use profile_stats::{
+    AbstentionCounts, Comparison, Counts, ExtractCounts, FieldSums, FirstVsSecond, Pair,
+    PairCounts, ProfileReport, SuiteDescriptor,
+};
+use profile_types::{ExtractiveProfile, FieldBreakdown, FieldCounts, FieldReport};
+use serde_json::{Map, Value};
+use suite_core::{
+    CapabilitySuite, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, Keep, LastAnswer,
+    Memo, Model, OutcomeWriter, PredictionCache, ProfileRun, SharedLabel, Side, Stage, StageIds,
+};
 
 use crate::Error;
-use crate::error::json_type;
-use crate::f1::Tally;
+use crate::f1::{FieldNames, score};
 use crate::records::RecordSet;
 use crate::schema::is_valid;
-
-/// A prediction as the profile keeps it: the id of a record in the profile's [`RecordSet`], or
-/// the JSON type of a non-record (reported with its position when the profile reads it).
-type Record = Result<u32, &'static str>;
-type Cache<'m> = PredictionCache<'m, Record>;
 
 /// The upstream-shaped profile plus the per-field breakdown behind it.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,7 +41,9 @@ pub fn extractive_capture_profile<S: AsRef<str>, F: AsRef<str>>(
     suite: &CapabilitySuite,
     fields: &[F],
 ) -> Result<ExtractiveProfile, Error> {
-    run(student, teacher, texts, suite, fields, false, None).map(|r| r.0.profile())
+    let mut run = ExtractRun::new(student, teacher, suite, fields)?;
+    run.add(texts)?;
+    run.profile()
 }
 
 /// [`extractive_capture_profile`] with the per-field breakdown alongside (computed in the same
@@ -55,11 +55,9 @@ pub fn extractive_capture_report<S: AsRef<str>, F: AsRef<str>>(
     suite: &CapabilitySuite,
     fields: &[F],
 ) -> Result<ExtractiveReport, Error> {
-    let (counts, fields) = run(student, teacher, texts, suite, fields, true, None)?;
-    Ok(ExtractiveReport {
-        profile: counts.profile(),
-        fields,
-    })
+    let mut run = ExtractRun::new(student, teacher, suite, fields)?.with_field_breakdown();
+    run.add(texts)?;
+    run.field_report()
 }
 
 /// [`extractive_capture_profile`] with the counts behind it: a [`ProfileReport`] whose
@@ -93,8 +91,9 @@ pub fn extractive_profile_report<S: AsRef<str>, F: AsRef<str>>(
     suite: &CapabilitySuite,
     fields: &[F],
 ) -> Result<ProfileReport, Error> {
-    let (counts, _) = run(student, teacher, texts, suite, fields, false, None)?;
-    Ok(report(suite, counts))
+    let mut run = ExtractRun::new(student, teacher, suite, fields)?;
+    run.add(texts)?;
+    run.report()
 }
 
 /// [`extractive_profile_report`] and the per-field breakdown of [`extractive_capture_report`],
@@ -108,8 +107,9 @@ pub fn extractive_profile_report_with_fields<S: AsRef<str>, F: AsRef<str>>(
     suite: &CapabilitySuite,
     fields: &[F],
 ) -> Result<(ProfileReport, FieldBreakdown), Error> {
-    let (counts, breakdown) = run(student, teacher, texts, suite, fields, true, None)?;
-    Ok((report(suite, counts), breakdown))
+    let mut run = ExtractRun::new(student, teacher, suite, fields)?.with_field_breakdown();
+    run.add(texts)?;
+    run.report_with_fields()
 }
 
 /// Profiles several extraction students against one teacher on one suite, the teacher's
@@ -124,30 +124,92 @@ pub fn compare_students<S: AsRef<str>, F: AsRef<str>>(
     suite: &CapabilitySuite,
     fields: &[F],
 ) -> Result<Comparison, Error> {
+    compare_students_chunked(
+        teacher,
+        students,
+        texts.chunks(DEFAULT_CHUNK_SIZE),
+        suite,
+        fields,
+    )
+}
+
+/// [`compare_students`] over texts given in chunks: each chunk goes through every student, the
+/// teacher asked once per distinct text of the chunk, and nothing of it is kept but counts.
+pub fn compare_students_chunked<C, S, F>(
+    teacher: &dyn Model,
+    students: &[(&str, &dyn Model)],
+    chunks: impl IntoIterator<Item = C>,
+    suite: &CapabilitySuite,
+    fields: &[F],
+) -> Result<Comparison, Error>
+where
+    C: AsRef<[S]>,
+    S: AsRef<str>,
+    F: AsRef<str>,
+{
     let mut seen = std::collections::HashSet::new();
     if let Some(&(name, _)) = students.iter().find(|s| !seen.insert(s.0)) {
         return Err(Error::DuplicateStudent(name.to_owned()));
     }
+    let named = |name: &str| {
+        let name = name.to_owned();
+        move |e: Error| Error::Student {
+            name,
+            source: Box::new(e),
+        }
+    };
     let teacher = Memo::new(teacher);
     let mut runs = Vec::with_capacity(students.len());
     for &(name, student) in students {
-        let mut outcomes = StudentOutcomes::default();
-        let (counts, _) = run(
-            student,
-            &teacher,
-            texts,
-            suite,
-            fields,
-            false,
-            Some(&mut outcomes),
-        )
-        .map_err(|e| Error::Student {
-            name: name.to_owned(),
-            source: Box::new(e),
-        })?;
-        runs.push((name.to_owned(), report(suite, counts), outcomes));
+        let run = ExtractRun::new(student, &teacher, suite, fields).map_err(named(name))?;
+        runs.push(run.with_chunk_size(usize::MAX));
     }
-    Ok(Comparison::of_runs(None, runs))
+    teacher.forget();
+    let names: Vec<&str> = students.iter().map(|s| s.0).collect();
+    let mut pairs = Pair::every(&names, suite.corruption_names(), suite.invariance_names());
+    for chunk in chunks {
+        let mut ids = Vec::with_capacity(runs.len());
+        for (run, &(name, _)) in runs.iter_mut().zip(students) {
+            ids.push(run.add_ids(chunk.as_ref()).map_err(named(name))?);
+        }
+        teacher.forget();
+        let mut p = pairs.iter_mut();
+        for (i, a) in runs.iter().zip(&ids).enumerate() {
+            for b in runs[i + 1..].iter().zip(&ids[i + 1..]) {
+                if let Some(pair) = p.next() {
+                    add_pairs(&mut pair.counts, a, b);
+                }
+            }
+        }
+    }
+    let mut reports = Vec::with_capacity(runs.len());
+    for (run, &(name, _)) in runs.into_iter().zip(students) {
+        reports.push((name.to_owned(), run.report().map_err(named(name))?));
+    }
+    Ok(Comparison::of_reports(None, reports, pairs))
+}
+
+/// Pairs two students' exact matches (and changes, per invariance) on one chunk, text by text.
+fn add_pairs(
+    counts: &mut PairCounts,
+    (a, a_ids): (&ExtractRun<'_>, &Vec<u32>),
+    (b, b_ids): (&ExtractRun<'_>, &Vec<u32>),
+) {
+    let layout = &a.layout;
+    let record = |t: &mut FirstVsSecond, x: bool, y: bool| t.record(x, y);
+    for (&x, &y) in a_ids.iter().zip(b_ids) {
+        let (x, y) = (a.run.outcomes().get(x), b.run.outcomes().get(y));
+        let exact = |o: &[u32], c: usize| layout.exact(o, c);
+        record(&mut counts.clean.agree, exact(x, 0), exact(y, 0));
+        for (k, stage) in counts.corruptions.values_mut().enumerate() {
+            let c = layout.corruption(k).0;
+            record(&mut stage.agree, exact(x, c), exact(y, c));
+        }
+        for (i, stage) in counts.invariances.values_mut().enumerate() {
+            let c = layout.invariance(i).0;
+            record(&mut stage.changed, !exact(x, c), !exact(y, c));
+        }
+    }
 }
 
 fn report(suite: &CapabilitySuite, counts: ExtractCounts) -> ProfileReport {
@@ -159,238 +221,427 @@ fn report(suite: &CapabilitySuite, counts: ExtractCounts) -> ProfileReport {
     ProfileReport::new(descriptor, Counts::Extract(counts), None)
 }
 
-fn run<S: AsRef<str>, F: AsRef<str>>(
-    student: &dyn Model,
-    teacher: &dyn Model,
-    texts: &[S],
-    suite: &CapabilitySuite,
-    fields: &[F],
-    per_field: bool,
-    mut outcomes: Option<&mut StudentOutcomes>,
-) -> Result<(ExtractCounts, FieldBreakdown), Error> {
-    // Equal records are kept once; the converter runs only while a model answer is absorbed, so
-    // the set is never borrowed twice.
-    let records = RefCell::new(RecordSet::default());
-    let mut cache: Cache<'_> =
-        PredictionCache::with_converter(student, teacher, |_, label| match label {
-            Value::Object(record) => Ok(records.borrow_mut().intern(record)),
-            other => Err(json_type(&other)),
-        });
-    let stages = 1 + suite.corruptions().count() + suite.invariances().count();
-    cache.reserve(texts.len() * stages);
-    let mut counts = ExtractCounts::new(suite.corruption_names(), suite.invariance_names(), None);
-
-    let clean = cache.stage(&Stage::Clean, texts.iter().map(AsRef::as_ref))?;
-    let clean_scored = compare(
-        &View::of(&cache, &records.borrow()),
-        &Stage::Clean,
-        (Side::Student, &clean),
-        (Side::Teacher, &clean),
-        per_field,
-    )?;
-    counts.n = clean.len() as u64;
-    counts.clean.student = clean_scored.sums;
-    counts.clean.exact = clean_scored.exact.iter().filter(|&&e| e).count() as u64;
-    counts.clean.student_valid = valid_count(
-        &View::of(&cache, &records.borrow()),
-        Side::Student,
-        &clean,
-        fields,
-    )?;
-    counts.clean.teacher_valid = valid_count(
-        &View::of(&cache, &records.borrow()),
-        Side::Teacher,
-        &clean,
-        fields,
-    )?;
-
-    // Corruptions: both sides against the same fixed gold, the teacher's clean extraction.
-    let mut breakdown = FieldBreakdown::default();
-    for ((name, transform), stage_counts) in
-        suite.corruptions().zip(counts.corruptions.values_mut())
-    {
-        let stage = Stage::Corruption(name.to_owned());
-        let ids = cache.transformed(&stage, &clean, transform)?;
-        let records = records.borrow();
-        let view = View::of(&cache, &records);
-        let (s, t) = score_stage(&view, &stage, &ids, &clean, Side::Teacher, per_field)?;
-        stage_counts.student = s.sums;
-        stage_counts.teacher = t.sums;
-        for (&before, &after) in clean_scored.exact.iter().zip(&s.exact) {
-            stage_counts.exact.record(before, after);
-        }
-        if per_field {
-            breakdown
-                .corruptions
-                .insert(name.to_owned(), field_report(s.tally, t.tally));
-        }
-        if let Some(o) = outcomes.as_deref_mut() {
-            o.corruptions.insert(name.to_owned(), s.exact);
-        }
-    }
-    // Invariances: each side against its own clean output (rewritten output as the prediction).
-    for ((name, transform), stage_counts) in
-        suite.invariances().zip(counts.invariances.values_mut())
-    {
-        let stage = Stage::Invariance(name.to_owned());
-        let ids = cache.transformed(&stage, &clean, transform)?;
-        let records = records.borrow();
-        let view = View::of(&cache, &records);
-        let (s, t) = score_stage(&view, &stage, &ids, &clean, Side::Student, per_field)?;
-        stage_counts.student = s.sums;
-        stage_counts.teacher = t.sums;
-        for (&student_same, &teacher_same) in s.exact.iter().zip(&t.exact) {
-            stage_counts.changed.record(!student_same, !teacher_same);
-        }
-        if per_field {
-            breakdown
-                .invariances
-                .insert(name.to_owned(), field_report(s.tally, t.tally));
-        }
-        if let Some(o) = outcomes.as_deref_mut() {
-            o.invariances
-                .insert(name.to_owned(), s.exact.iter().map(|&same| !same).collect());
-        }
-    }
-
-    let escalations = cache.escalations(&clean)?;
-    if escalations.any() {
-        let mut abstention =
-            AbstentionCounts::new(escalations.student.is_some(), escalations.teacher.is_some());
-        for (position, &exact) in clean_scored.exact.iter().enumerate() {
-            abstention.record(
-                escalations.escalated(Side::Student, position),
-                escalations.escalated(Side::Teacher, position),
-                exact,
-            );
-        }
-        counts.abstention = Some(abstention);
-    }
-    if per_field {
-        breakdown.clean = clean_scored.tally.per_field();
-    }
-    if let Some(o) = outcomes {
-        o.clean = clean_scored.exact;
-    }
-    Ok((counts, breakdown))
+/// What the profile keeps of a prediction: the id of its record in the chunk's [`RecordSet`], or
+/// (from [`NOT_A_RECORD`] up) the JSON type of a non-record, reported with its position when the
+/// profile reads it.
+#[derive(Default)]
+struct Records {
+    set: RecordSet,
+    last: LastAnswer<u32>,
 }
 
-fn field_report(student: Tally, teacher: Tally) -> FieldReport {
-    FieldReport {
-        student: student.per_field(),
-        teacher: teacher.per_field(),
+/// Kept ids from here up are the JSON types of non-records.
+const NOT_A_RECORD: u32 = u32::MAX - 8;
+const JSON_TYPES: [&str; 5] = ["null", "a boolean", "a number", "a string", "an array"];
+
+impl Keep for Records {
+    type Kept = u32;
+
+    fn keep(&mut self, answer: SharedLabel) -> u32 {
+        if let Some(id) = self.last.get(&answer) {
+            return id;
+        }
+        let id = match &*answer {
+            Value::Object(_) => self.set.intern(Arc::clone(&answer)),
+            Value::Null => NOT_A_RECORD,
+            Value::Bool(_) => NOT_A_RECORD + 1,
+            Value::Number(_) => NOT_A_RECORD + 2,
+            Value::String(_) => NOT_A_RECORD + 3,
+            Value::Array(_) => NOT_A_RECORD + 4,
+        };
+        self.last.set(answer, id);
+        id
+    }
+
+    fn reset(&mut self) {
+        self.set.clear();
+        self.last.clear();
     }
 }
 
-/// Both sides scored on one stage: the teacher against its clean output, the student against
-/// `student_reference`'s clean output (the teacher's for corruptions, its own for invariances).
-fn score_stage(
-    view: &View<'_, '_>,
-    stage: &Stage,
-    ids: &StageIds,
+/// Where each number of an extractor's per-text outcome sits. Comparisons are numbered: 0 is the
+/// student's clean record against the teacher's, then per corruption the student's and the
+/// teacher's corrupted records against the gold, then per invariance each side's rewritten
+/// record against its own clean one. The outcome is the validity word (bit 0 the student's clean
+/// record is valid, bit 1 the teacher's), then TP, FP, FN of each comparison, then (with the
+/// field breakdown) per comparison the number of field entries and the entries
+/// (`field id << 2 | 0 TP, 1 FP, 2 FN`); the driver appends the escalation word.
+struct Layout {
+    corruptions: usize,
+    invariances: usize,
+}
+
+impl Layout {
+    fn comparisons(&self) -> usize {
+        1 + 2 * self.corruptions + 2 * self.invariances
+    }
+
+    /// (student, teacher) comparisons of corruption `k`.
+    fn corruption(&self, k: usize) -> (usize, usize) {
+        (1 + 2 * k, 2 + 2 * k)
+    }
+
+    /// (student, teacher) comparisons of invariance `i`.
+    fn invariance(&self, i: usize) -> (usize, usize) {
+        let c = 1 + 2 * self.corruptions + 2 * i;
+        (c, c + 1)
+    }
+
+    /// TP, FP, FN of comparison `c`.
+    fn counts(&self, o: &[u32], c: usize) -> (u64, u64, u64) {
+        let w = |i: usize| u64::from(o.get(1 + 3 * c + i).copied().unwrap_or(0));
+        (w(0), w(1), w(2))
+    }
+
+    /// Whether comparison `c` matched exactly (no FP, no FN).
+    fn exact(&self, o: &[u32], c: usize) -> bool {
+        let (_, fp, fn_) = self.counts(o, c);
+        fp + fn_ == 0
+    }
+
+    fn valid(&self, o: &[u32]) -> (bool, bool) {
+        let v = o.first().copied().unwrap_or(0);
+        (v & 1 != 0, v & 2 != 0)
+    }
+}
+
+/// An extractor profile in progress: texts are added in any number of pieces, each processed in
+/// chunks (one batch per model and stage per chunk, the chunk's texts and records dropped once
+/// its outcomes are counted); the profile is the same whatever the pieces and the chunk size.
+pub struct ExtractRun<'m> {
+    run: ProfileRun<'m, Records>,
+    suite: &'m CapabilitySuite,
+    fields: Vec<String>,
+    layout: Layout,
+    /// Field names of the breakdown (`None` without one).
+    names: Option<FieldNames>,
+}
+
+impl<'m> ExtractRun<'m> {
+    /// A profile of `student` against `teacher` under `suite` (whose probes an extractor
+    /// profile ignores); `fields` are the fields the schema check expects.
+    pub fn new<F: AsRef<str>>(
+        student: &'m dyn Model,
+        teacher: &'m dyn Model,
+        suite: &'m CapabilitySuite,
+        fields: &[F],
+    ) -> Result<ExtractRun<'m>, Error> {
+        let no_probes: [&str; 0] = [];
+        Ok(ExtractRun {
+            run: ProfileRun::new(student, teacher, Records::default(), &no_probes)?,
+            suite,
+            fields: fields.iter().map(|f| f.as_ref().to_owned()).collect(),
+            layout: Layout {
+                corruptions: suite.corruptions().count(),
+                invariances: suite.invariances().count(),
+            },
+            names: None,
+        })
+    }
+
+    /// The run with chunks of `chunk_size` texts (at least 1; default [`DEFAULT_CHUNK_SIZE`]).
+    pub fn with_chunk_size(mut self, chunk_size: usize) -> ExtractRun<'m> {
+        self.run = self.run.with_chunk_size(chunk_size);
+        self
+    }
+
+    /// The run with the per-field breakdown ([`ExtractRun::field_report`]).
+    pub fn with_field_breakdown(mut self) -> ExtractRun<'m> {
+        self.names = Some(FieldNames::default());
+        self
+    }
+
+    /// Profiles `texts` (after every text added before).
+    pub fn add<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<(), Error> {
+        self.add_ids(texts).map(drop)
+    }
+
+    fn add_ids<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<u32>, Error> {
+        let (suite, fields, layout) = (self.suite, &self.fields, &self.layout);
+        let mut names = self.names.as_mut();
+        self.run.add(texts, &mut |cache, clean, positions, out| {
+            chunk(
+                cache,
+                clean,
+                positions,
+                out,
+                Chunk {
+                    suite,
+                    fields,
+                    layout,
+                    names: names.as_deref_mut(),
+                },
+            )
+        })
+    }
+
+    fn counts(&mut self) -> Result<ExtractCounts, Error> {
+        let [student_decides, teacher_decides] = self.run.decides()?;
+        let mut counts = ExtractCounts::new(
+            self.suite.corruption_names(),
+            self.suite.invariance_names(),
+            (student_decides || teacher_decides)
+                .then(|| AbstentionCounts::new(student_decides, teacher_decides)),
+        );
+        let l = &self.layout;
+        for (o, n) in self.run.outcomes().iter() {
+            let (tp, fp, fn_) = l.counts(o, 0);
+            let exact = l.exact(o, 0);
+            let (student_valid, teacher_valid) = l.valid(o);
+            counts.n += n;
+            counts.clean.student.record_n(tp, fp, fn_, n);
+            counts.clean.exact += n * u64::from(exact);
+            counts.clean.student_valid += n * u64::from(student_valid);
+            counts.clean.teacher_valid += n * u64::from(teacher_valid);
+            for (k, stage) in counts.corruptions.values_mut().enumerate() {
+                let (s, t) = l.corruption(k);
+                record_n(&mut stage.student, l.counts(o, s), n);
+                record_n(&mut stage.teacher, l.counts(o, t), n);
+                stage.exact.record_n(exact, l.exact(o, s), n);
+            }
+            for (i, stage) in counts.invariances.values_mut().enumerate() {
+                let (s, t) = l.invariance(i);
+                record_n(&mut stage.student, l.counts(o, s), n);
+                record_n(&mut stage.teacher, l.counts(o, t), n);
+                stage.changed.record_n(!l.exact(o, s), !l.exact(o, t), n);
+            }
+            if let Some(a) = &mut counts.abstention {
+                let e = o.last().copied().unwrap_or(0);
+                a.record_n(
+                    e & ESCALATED_STUDENT != 0,
+                    e & ESCALATED_TEACHER != 0,
+                    exact,
+                    n,
+                );
+            }
+        }
+        Ok(counts)
+    }
+
+    /// The profile of every text added (the same as [`extractive_capture_profile`] over them).
+    pub fn profile(mut self) -> Result<ExtractiveProfile, Error> {
+        Ok(self.counts()?.profile())
+    }
+
+    /// The report of every text added (the same as [`extractive_profile_report`] over them).
+    pub fn report(mut self) -> Result<ProfileReport, Error> {
+        let counts = self.counts()?;
+        Ok(report(self.suite, counts))
+    }
+
+    /// The profile and the per-field breakdown of every text added (the same as
+    /// [`extractive_capture_report`]; empty without [`ExtractRun::with_field_breakdown`]).
+    pub fn field_report(mut self) -> Result<ExtractiveReport, Error> {
+        let profile = self.counts()?.profile();
+        Ok(ExtractiveReport {
+            profile,
+            fields: self.breakdown(),
+        })
+    }
+
+    /// The report and the per-field breakdown of every text added (the same as
+    /// [`extractive_profile_report_with_fields`]).
+    pub fn report_with_fields(mut self) -> Result<(ProfileReport, FieldBreakdown), Error> {
+        let counts = self.counts()?;
+        Ok((report(self.suite, counts), self.breakdown()))
+    }
+
+    /// TP/FP/FN per field per stage, from the outcomes' field entries.
+    fn breakdown(&self) -> FieldBreakdown {
+        let Some(names) = &self.names else {
+            return FieldBreakdown::default();
+        };
+        let l = &self.layout;
+        let mut per: Vec<BTreeMap<String, (u64, u64, u64)>> =
+            vec![BTreeMap::new(); l.comparisons()];
+        for (o, n) in self.run.outcomes().iter() {
+            let mut at = 1 + 3 * l.comparisons();
+            for tally in &mut per {
+                let len = o.get(at).copied().unwrap_or(0) as usize;
+                for &entry in o.get(at + 1..at + 1 + len).unwrap_or(&[]) {
+                    let e = tally.entry(names.name(entry >> 2).to_owned()).or_default();
+                    match entry & 3 {
+                        0 => e.0 += n,
+                        1 => e.1 += n,
+                        _ => e.2 += n,
+                    }
+                }
+                at += 1 + len;
+            }
+        }
+        let fields = |t: &BTreeMap<String, (u64, u64, u64)>| -> BTreeMap<String, FieldCounts> {
+            t.iter()
+                .map(|(k, &(tp, fp, fn_))| (k.clone(), FieldCounts::new(tp, fp, fn_)))
+                .collect()
+        };
+        let pair = |(s, t): (usize, usize)| FieldReport {
+            student: fields(&per[s]),
+            teacher: fields(&per[t]),
+        };
+        FieldBreakdown {
+            clean: fields(&per[0]),
+            corruptions: self
+                .suite
+                .corruption_names()
+                .enumerate()
+                .map(|(k, name)| (name.to_owned(), pair(l.corruption(k))))
+                .collect(),
+            invariances: self
+                .suite
+                .invariance_names()
+                .enumerate()
+                .map(|(i, name)| (name.to_owned(), pair(l.invariance(i))))
+                .collect(),
+        }
+    }
+}
+
+fn record_n(sums: &mut FieldSums, (tp, fp, fn_): (u64, u64, u64), n: u64) {
+    sums.record_n(tp, fp, fn_, n);
+}
+
+/// What scoring one chunk reads besides the cache.
+struct Chunk<'a> {
+    suite: &'a CapabilitySuite,
+    fields: &'a [String],
+    layout: &'a Layout,
+    names: Option<&'a mut FieldNames>,
+}
+
+/// One comparison of every clean position of a chunk: per position TP, FP, FN and (with the
+/// breakdown) the field entries.
+struct Scored {
+    counts: Vec<[u32; 3]>,
+    entries: Vec<Vec<u32>>,
+}
+
+/// Runs one chunk's fresh clean texts through every stage and writes each text's outcome.
+fn chunk(
+    cache: &mut PredictionCache<'_, Records>,
     clean: &StageIds,
-    student_reference: Side,
-    per_field: bool,
-) -> Result<(Scored, Scored), Error> {
-    let s = compare(
-        view,
-        stage,
-        (Side::Student, ids),
-        (student_reference, clean),
-        per_field,
-    )?;
-    let t = compare(
-        view,
-        stage,
-        (Side::Teacher, ids),
+    positions: &[usize],
+    out: &mut OutcomeWriter,
+    mut c: Chunk<'_>,
+) -> Result<(), Error> {
+    let n = clean.len();
+    let mut scored: Vec<Scored> = Vec::with_capacity(c.layout.comparisons());
+    scored.push(compare(
+        cache,
+        &Stage::Clean,
+        (Side::Student, clean),
         (Side::Teacher, clean),
-        per_field,
-    )?;
-    Ok((s, t))
-}
-
-/// What the scoring functions read: the answers by text id, and the records they point to.
-struct View<'v, 'm> {
-    cache: &'v Cache<'m>,
-    records: &'v RecordSet,
-}
-
-impl<'v, 'm> View<'v, 'm> {
-    fn of(cache: &'v Cache<'m>, records: &'v RecordSet) -> View<'v, 'm> {
-        View { cache, records }
+        positions,
+        c.names.as_deref_mut(),
+    )?);
+    let mut valid = vec![0u32; n];
+    for (side, bit) in [(Side::Student, 1), (Side::Teacher, 2)] {
+        for (j, v) in valid.iter_mut().enumerate() {
+            let id = clean.ids()[j];
+            let record = record_of(cache, side, &Stage::Clean, id, positions[j])?;
+            if is_valid(record, cache.text(id), c.fields) {
+                *v |= bit;
+            }
+        }
     }
+    // Corruptions: both sides against the same fixed gold, the teacher's clean extraction.
+    // Invariances: each side against its own clean output (rewritten output as the prediction).
+    let corruptions = c
+        .suite
+        .corruptions()
+        .map(|(name, t)| (Stage::Corruption(name.to_owned()), t, false));
+    let invariances = c
+        .suite
+        .invariances()
+        .map(|(name, t)| (Stage::Invariance(name.to_owned()), t, true));
+    for (stage, transform, against_own) in corruptions.chain(invariances) {
+        let ids = cache.transformed(&stage, clean, transform)?;
+        for side in [Side::Student, Side::Teacher] {
+            let reference = if against_own { side } else { Side::Teacher };
+            scored.push(compare(
+                cache,
+                &stage,
+                (side, &ids),
+                (reference, clean),
+                positions,
+                c.names.as_deref_mut(),
+            )?);
+        }
+    }
+    let mut words = Vec::new();
+    for (j, &v) in valid.iter().enumerate() {
+        words.clear();
+        words.push(v);
+        for s in &scored {
+            words.extend_from_slice(&s.counts[j]);
+        }
+        if c.names.is_some() {
+            for s in &scored {
+                let entries = s.entries.get(j).map_or(&[][..], Vec::as_slice);
+                words.push(entries.len() as u32);
+                words.extend_from_slice(entries);
+            }
+        }
+        out.push(&words);
+    }
+    Ok(())
+}
 
-    /// The record id of `side` for the text at `position` of `stage`.
-    fn record_id(
-        &self,
-        side: Side,
-        stage: &Stage,
-        ids: &StageIds,
-        position: usize,
-    ) -> Result<u32, Error> {
-        (*self.cache.output(side, ids.ids()[position])).map_err(|got| Error::NotARecord {
+/// The record of `side` for text `id`, or the error naming the text's position in the stage.
+fn record_of<'c>(
+    cache: &'c PredictionCache<'_, Records>,
+    side: Side,
+    stage: &Stage,
+    id: u32,
+    position: usize,
+) -> Result<&'c Map<String, Value>, Error> {
+    let kept = *cache.output(side, id);
+    if kept >= NOT_A_RECORD {
+        let got = JSON_TYPES
+            .get((kept - NOT_A_RECORD) as usize)
+            .copied()
+            .unwrap_or("not an object");
+        return Err(Error::NotARecord {
             side,
             stage: stage.clone(),
             position,
             got,
-        })
+        });
     }
+    Ok(cache.keeper().set.get(kept))
 }
 
-/// One side of one stage, scored: the micro totals (per field when asked), the sums behind its
-/// F1 interval, and per text whether the record matched its reference exactly.
-struct Scored {
-    tally: Tally,
-    sums: FieldSums,
-    exact: Vec<bool>,
-}
-
-/// Tallies `predicted` records against `reference` records, position by position.
+/// Scores `predicted` records against `reference` records, position by position.
 fn compare(
-    view: &View<'_, '_>,
+    cache: &PredictionCache<'_, Records>,
     stage: &Stage,
     predicted: (Side, &StageIds),
     reference: (Side, &StageIds),
-    per_field: bool,
+    positions: &[usize],
+    mut names: Option<&mut FieldNames>,
 ) -> Result<Scored, Error> {
     let n = predicted.1.len();
-    let mut tally = Tally::new(per_field);
-    let mut sums = FieldSums::default();
-    let mut exact = Vec::with_capacity(n);
-    for position in 0..n {
-        let p = view.record_id(predicted.0, stage, predicted.1, position)?;
+    let mut counts = Vec::with_capacity(n);
+    let mut entries = Vec::with_capacity(if names.is_some() { n } else { 0 });
+    for (j, &position) in positions.iter().enumerate().take(n) {
+        let p_id = *cache.output(predicted.0, predicted.1.ids()[j]);
+        let p = record_of(cache, predicted.0, stage, predicted.1.ids()[j], position)?;
         // The reference comes from the clean pass.
-        let r = view.record_id(reference.0, &Stage::Clean, reference.1, position)?;
-        let before = tally.totals();
-        if p == r {
-            // One stored record: every reference field matches itself.
-            tally.add_identical(view.records.get(r));
-        } else {
-            tally.add(view.records.get(p), view.records.get(r));
+        let r_id = *cache.output(reference.0, reference.1.ids()[j]);
+        let r = record_of(
+            cache,
+            reference.0,
+            &Stage::Clean,
+            reference.1.ids()[j],
+            position,
+        )?;
+        let mut e = Vec::new();
+        let field_entries = names.as_deref_mut().map(|names| (names, &mut e));
+        counts.push(score(p, r, p_id == r_id, field_entries));
+        if names.is_some() {
+            entries.push(e);
         }
-        let after = tally.totals();
-        let (tp, fp, fn_) = (after.0 - before.0, after.1 - before.1, after.2 - before.2);
-        sums.record(tp, fp, fn_);
-        exact.push(fp + fn_ == 0);
     }
-    Ok(Scored { tally, sums, exact })
-}
-
-/// How many clean records of `side` are complete and grounded.
-fn valid_count<F: AsRef<str>>(
-    view: &View<'_, '_>,
-    side: Side,
-    clean: &StageIds,
-    fields: &[F],
-) -> Result<u64, Error> {
-    let mut valid = 0;
-    for position in 0..clean.len() {
-        let r = view
-            .records
-            .get(view.record_id(side, &Stage::Clean, clean, position)?);
-        valid += u64::from(is_valid(r, view.cache.text(clean.ids()[position]), fields));
-    }
-    Ok(valid)
+    Ok(Scored { counts, entries })
 }
 
 #[cfg(test)]

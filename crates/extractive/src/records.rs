@@ -10,15 +10,29 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use serde_json::{Map, Value};
+use suite_core::SharedLabel;
 
-/// A record with the `Hash` that agrees with serde_json's `==` (objects compare without regard to
-/// key order, so their entries are hashed order-independently).
+/// A record (a shared JSON object) with the `Hash` that agrees with serde_json's `==` (objects
+/// compare without regard to key order, so their entries are hashed order-independently).
 #[derive(Debug)]
-struct Keyed(Map<String, Value>);
+struct Keyed(SharedLabel);
+
+impl Keyed {
+    fn map(&self) -> &Map<String, Value> {
+        static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+        match &*self.0 {
+            Value::Object(m) => m,
+            _ => EMPTY.get_or_init(Map::new),
+        }
+    }
+}
 
 impl PartialEq for Keyed {
     fn eq(&self, other: &Keyed) -> bool {
-        let (a, b) = (&self.0, &other.0);
+        if std::sync::Arc::ptr_eq(&self.0, &other.0) {
+            return true;
+        }
+        let (a, b) = (self.map(), other.map());
         // Same keys in the same order (the usual case) compare pairwise without a hashed lookup.
         a.len() == b.len()
             && (a
@@ -33,7 +47,7 @@ impl Eq for Keyed {}
 
 impl Hash for Keyed {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(map_hash(&self.0));
+        state.write_u64(map_hash(self.map()));
     }
 }
 
@@ -96,8 +110,9 @@ pub(crate) struct RecordSet {
 }
 
 impl RecordSet {
-    /// The id of `record`, storing it if no equal record is stored yet.
-    pub(crate) fn intern(&mut self, record: Map<String, Value>) -> u32 {
+    /// The id of `record` (a JSON object), storing it (shared, not copied) if no equal record is
+    /// stored yet.
+    pub(crate) fn intern(&mut self, record: SharedLabel) -> u32 {
         self.records.insert_full(Keyed(record)).0 as u32
     }
 
@@ -106,7 +121,12 @@ impl RecordSet {
         static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
         self.records
             .get_index(id as usize)
-            .map_or_else(|| EMPTY.get_or_init(Map::new), |k| &k.0)
+            .map_or_else(|| EMPTY.get_or_init(Map::new), Keyed::map)
+    }
+
+    /// Forgets every record.
+    pub(crate) fn clear(&mut self) {
+        self.records.clear();
     }
 
     /// Number of distinct records.
@@ -121,8 +141,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn obj(v: Value) -> Map<String, Value> {
-        v.as_object().cloned().unwrap()
+    fn obj(v: Value) -> SharedLabel {
+        std::sync::Arc::new(v)
     }
 
     #[test]

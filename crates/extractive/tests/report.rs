@@ -1,12 +1,14 @@
 //! The opt-in counts report: its profile is `extractive_capture_profile`'s, its counts merge (a
-//! property over random splits), and `compare_students` asks the teacher once per text.
+//! property over random splits), and `compare_students` asks the teacher once per text. Chunked
+//! profiles: the same profile, field breakdown, report and comparison whatever the chunk size.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::cell::RefCell;
 
 use extractive::{
-    compare_students, extractive_capture_profile, extractive_capture_report,
-    extractive_profile_report, extractive_profile_report_with_fields, merge_field_breakdowns,
+    ExtractRun, compare_students, compare_students_chunked, extractive_capture_profile,
+    extractive_capture_report, extractive_profile_report, extractive_profile_report_with_fields,
+    merge_field_breakdowns,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -52,6 +54,25 @@ fn student(t: &str) -> Label {
         record["extra"] = json!(true);
     }
     record
+}
+
+fn after_key(words: &[&str], key: &str, exact: bool) -> Value {
+    words
+        .iter()
+        .position(|w| {
+            if exact {
+                *w == key
+            } else {
+                w.eq_ignore_ascii_case(key)
+            }
+        })
+        .and_then(|i| words.get(i + 1))
+        .map_or(Value::Null, |w| json!(w))
+}
+
+fn other_student(t: &str) -> Label {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    json!({"city": after_key(&words, "city:", false), "name": after_key(&words, "name:", true)})
 }
 
 fn decide(t: &str) -> Decision {
@@ -200,4 +221,59 @@ fn compare_students_asks_the_teacher_once_and_pairs_exact_matches() {
         extractive::Comparison::from_json(&json).unwrap(),
         comparison
     );
+}
+
+fn reports(texts: &[String], chunk: usize) -> (Value, extractive::ExtractiveReport) {
+    let s = PerItemFn::new(student).with_decide(decide);
+    let t = PerItemFn::new(teacher);
+    let suite = suite();
+    let fields = ["name", "city"];
+    let mut run = ExtractRun::new(&s, &t, &suite, &fields)
+        .unwrap()
+        .with_chunk_size(chunk);
+    run.add(texts).unwrap();
+    let report = run.report().unwrap().to_json();
+    let mut run = ExtractRun::new(&s, &t, &suite, &fields)
+        .unwrap()
+        .with_chunk_size(chunk)
+        .with_field_breakdown();
+    for piece in texts.chunks(3) {
+        run.add(piece).unwrap();
+    }
+    (report, run.field_report().unwrap())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn reports_are_the_same_for_every_chunk_size(texts in prop::collection::vec(text(), 0..30)) {
+        let n = texts.len().max(1);
+        let whole = reports(&texts, n);
+        let s = PerItemFn::new(student).with_decide(decide);
+        let t = PerItemFn::new(teacher);
+        prop_assert_eq!(
+            &whole.1,
+            &extractive_capture_report(&s, &t, &texts, &suite(), &["name", "city"]).unwrap()
+        );
+        for chunk in [1, 7, n] {
+            prop_assert_eq!(&reports(&texts, chunk), &whole, "chunk size {}", chunk);
+        }
+    }
+
+    #[test]
+    fn comparisons_are_the_same_for_every_chunk_size(texts in prop::collection::vec(text(), 0..30)) {
+        let t = PerItemFn::new(teacher);
+        let a = PerItemFn::new(student).with_decide(decide);
+        let b = PerItemFn::new(other_student);
+        let students: [(&str, &dyn Model); 2] = [("a", &a), ("b", &b)];
+        let suite = suite();
+        let fields = ["name"];
+        let whole = compare_students(&t, &students, &texts, &suite, &fields).unwrap().to_json();
+        for chunk in [1, 7] {
+            let chunked =
+                compare_students_chunked(&t, &students, texts.chunks(chunk), &suite, &fields).unwrap();
+            prop_assert_eq!(&chunked.to_json(), &whole, "chunk size {}", chunk);
+        }
+    }
 }

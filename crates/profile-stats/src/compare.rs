@@ -141,6 +141,29 @@ pub struct Pair {
     pub counts: PairCounts,
 }
 
+impl Pair {
+    /// Every pair of the named students (first before second in the given order), with empty
+    /// counts for a suite's stages.
+    pub fn every<'a>(
+        students: &[&str],
+        corruptions: impl IntoIterator<Item = &'a str>,
+        invariances: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<Pair> {
+        let empty = PairCounts::new(corruptions, invariances);
+        let mut pairs = Vec::new();
+        for (i, first) in students.iter().enumerate() {
+            for second in &students[i + 1..] {
+                pairs.push(Pair {
+                    first: (*first).to_owned(),
+                    second: (*second).to_owned(),
+                    counts: empty.clone(),
+                });
+            }
+        }
+        pairs
+    }
+}
+
 /// One teacher against several students on one suite: each student's report, and for every
 /// pair of students the paired counts behind a McNemar test and a Newcombe interval per stage.
 #[derive(Debug, Clone, PartialEq)]
@@ -189,9 +212,24 @@ impl Comparison {
                 });
             }
         }
-        let students = runs
+        let reports = runs
             .into_iter()
-            .map(|(name, report, _)| {
+            .map(|(name, report, _)| (name, report))
+            .collect();
+        Comparison::of_reports(teacher, reports, pairs)
+    }
+
+    /// The comparison of several students' reports against one teacher (each named after its
+    /// student and the teacher) with the paired counts of every pair of students, counted as
+    /// the texts went by (a chunked comparison keeps no per-text outcomes).
+    pub fn of_reports(
+        teacher: Option<String>,
+        reports: Vec<(String, ProfileReport)>,
+        pairs: Vec<Pair>,
+    ) -> Comparison {
+        let students = reports
+            .into_iter()
+            .map(|(name, report)| {
                 let report = report.with_models(Some(name.clone()), teacher.clone());
                 (name, report)
             })

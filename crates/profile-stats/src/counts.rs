@@ -51,6 +51,17 @@ macro_rules! paired_counts {
                 }
             }
 
+            #[doc = concat!("Adds `n` texts with the same outcome: whether ", $first, ", whether ", $second, ".")]
+            #[inline]
+            pub fn record_n(&mut self, first: bool, second: bool, n: u64) {
+                match (first, second) {
+                    (true, true) => self.$both += n,
+                    (true, false) => self.$first_only += n,
+                    (false, true) => self.$second_only += n,
+                    (false, false) => self.$neither += n,
+                }
+            }
+
             #[doc = concat!("The generic table: first = ", $first, ", second = ", $second, ".")]
             pub fn table(&self) -> PairedTable {
                 PairedTable {
@@ -115,11 +126,11 @@ impl AgreeSplit {
         self.agree + self.disagree
     }
 
-    fn record(&mut self, agree: bool) {
+    fn record_n(&mut self, agree: bool, n: u64) {
         if agree {
-            self.agree += 1
+            self.agree += n
         } else {
-            self.disagree += 1
+            self.disagree += n
         }
     }
 }
@@ -173,11 +184,23 @@ impl AbstentionCounts {
     /// Adds one clean text.
     #[inline]
     pub fn record(&mut self, student_escalated: bool, teacher_escalated: bool, agree: bool) {
+        self.record_n(student_escalated, teacher_escalated, agree, 1);
+    }
+
+    /// Adds `n` clean texts with the same outcome.
+    #[inline]
+    pub fn record_n(
+        &mut self,
+        student_escalated: bool,
+        teacher_escalated: bool,
+        agree: bool,
+        n: u64,
+    ) {
         match (student_escalated, teacher_escalated) {
-            (false, false) => self.both_answered.record(agree),
-            (true, false) => self.student_only_escalated.record(agree),
-            (false, true) => self.teacher_only_escalated.record(agree),
-            (true, true) => self.both_escalated.record(agree),
+            (false, false) => self.both_answered.record_n(agree, n),
+            (true, false) => self.student_only_escalated.record_n(agree, n),
+            (false, true) => self.teacher_only_escalated.record_n(agree, n),
+            (true, true) => self.both_escalated.record_n(agree, n),
         }
     }
 
@@ -279,13 +302,19 @@ impl FieldSums {
     /// Adds one text's counts.
     #[inline]
     pub fn record(&mut self, tp: u64, fp: u64, fn_: u64) {
+        self.record_n(tp, fp, fn_, 1);
+    }
+
+    /// Adds `n` texts with the same counts.
+    #[inline]
+    pub fn record_n(&mut self, tp: u64, fp: u64, fn_: u64, n: u64) {
         let err = fp + fn_;
-        self.tp += tp;
-        self.fp += fp;
-        self.fn_ += fn_;
-        self.tp_sq += tp * tp;
-        self.tp_err += tp * err;
-        self.err_sq += err * err;
+        self.tp += n * tp;
+        self.fp += n * fp;
+        self.fn_ += n * fn_;
+        self.tp_sq += n * tp * tp;
+        self.tp_err += n * tp * err;
+        self.err_sq += n * err * err;
     }
 
     /// Micro F1, `2·tp / (2·tp + fp + fn)`, `1.0` when that denominator is 0 (upstream's rule,
@@ -444,8 +473,14 @@ impl ClassifyCounts {
     /// Adds one clean text.
     #[inline]
     pub fn record_clean(&mut self, agree: bool) {
-        self.n += 1;
-        self.clean.agree += u64::from(agree);
+        self.record_clean_n(agree, 1);
+    }
+
+    /// Adds `n` clean texts with the same outcome.
+    #[inline]
+    pub fn record_clean_n(&mut self, agree: bool, n: u64) {
+        self.n += n;
+        self.clean.agree += n * u64::from(agree);
     }
 
     /// Upstream's profile, computed from the counts (bit for bit what `capture_profile` returns

@@ -1,11 +1,10 @@
-//! Predict each distinct text at most once per model per profile.
+//! Predict each distinct text at most once per model per chunk of a profile.
 
-use foldhash::fast::FixedState;
-use indexmap::IndexSet;
-use profile_types::{Abstention, Label};
+use std::sync::Arc;
 
+use crate::textset::TextSet;
 use crate::transform::TextHash;
-use crate::{Decision, Error, Model, Side, Stage, Transform};
+use crate::{Decision, Error, Model, SharedLabel, Side, Stage, Transform};
 
 /// The texts of one stage of a profile, as ids into a [`PredictionCache`] (index-aligned with the
 /// stage's texts; duplicates share an id).
@@ -29,77 +28,151 @@ impl StageIds {
     }
 }
 
-type Convert<'m, T> = Box<dyn FnMut(u32, Label) -> T + 'm>;
-
-/// Interns every text a profile shows its models and remembers both models' answers, so each
-/// distinct text (clean, corrupted, rewritten or probe) is predicted once per model.
+/// What a profile keeps of each answer: the cache calls [`Keep::keep`] once per distinct text and
+/// model, as the answer arrives, and stores the result instead of the answer.
 ///
-/// Each stage sends one batch per model: the texts of that stage not seen before, in first-seen
-/// order. This relies on models being deterministic. Answers are stored as `T`: the raw label by
-/// default ([`PredictionCache::new`]), or whatever a converter makes of it
-/// ([`PredictionCache::with_converter`]; a classifier profile keeps an interned id of the label's
-/// comparison form, which is far smaller than the label).
-pub struct PredictionCache<'m, T = Label> {
-    student: &'m dyn Model,
-    teacher: &'m dyn Model,
-    texts: IndexSet<String, FixedState>,
-    /// blake3 of base texts, computed once for the seeded transforms that read it.
-    hashes: Vec<Option<TextHash>>,
-    student_out: Vec<T>,
-    teacher_out: Vec<T>,
-    convert: Convert<'m, T>,
+/// A classifier profile keeps an interned id of the label's comparison form, an extractor
+/// profile an interned record id: a few bytes per text instead of a label. [`Keep::reset`] is
+/// called between chunks, after which the cache keeps its seeded answers (the probes) again.
+pub trait Keep {
+    /// What is stored per distinct text and model.
+    type Kept: Clone;
+
+    /// What to store of `answer`.
+    fn keep(&mut self, answer: SharedLabel) -> Self::Kept;
+
+    /// Forgets everything kept so far (the cache's texts are gone too).
+    fn reset(&mut self) {}
 }
 
-impl<'m> PredictionCache<'m, Label> {
-    /// An empty cache over a student and a teacher that keeps every answer as returned.
-    pub fn new(student: &'m dyn Model, teacher: &'m dyn Model) -> PredictionCache<'m, Label> {
-        PredictionCache::with_converter(student, teacher, |_, label| label)
+/// The last answer a [`Keep`] kept and what it made of it: a model that shares one
+/// [`SharedLabel`] between texts is recognised by address, without reading the label again.
+/// (The answer is held, so its address cannot name another label meanwhile.)
+#[derive(Debug, Clone, Default)]
+pub struct LastAnswer<T>(Option<(SharedLabel, T)>);
+
+impl<T: Clone> LastAnswer<T> {
+    /// What was kept of `answer`, if it is the very label kept last.
+    pub fn get(&self, answer: &SharedLabel) -> Option<T> {
+        self.0
+            .as_ref()
+            .filter(|(last, _)| Arc::ptr_eq(last, answer))
+            .map(|(_, kept)| kept.clone())
+    }
+
+    /// What was kept last (of any answer).
+    pub fn kept(&self) -> Option<&T> {
+        self.0.as_ref().map(|(_, kept)| kept)
+    }
+
+    /// Remembers `answer` and what was kept of it.
+    pub fn set(&mut self, answer: SharedLabel, kept: T) {
+        self.0 = Some((answer, kept));
+    }
+
+    /// Forgets it.
+    pub fn clear(&mut self) {
+        self.0 = None;
     }
 }
 
-impl<'m, T> PredictionCache<'m, T> {
-    /// An empty cache that stores `convert(text id, answer)` instead of each raw answer.
-    pub fn with_converter(
+/// Keeps every answer as returned (shared, never copied).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeepAnswers;
+
+impl Keep for KeepAnswers {
+    type Kept = SharedLabel;
+    fn keep(&mut self, answer: SharedLabel) -> SharedLabel {
+        answer
+    }
+}
+
+/// Interns every text a chunk of a profile shows its models and remembers both models' answers,
+/// so each distinct text of the chunk (clean, corrupted, rewritten or probe) is predicted once
+/// per model.
+///
+/// Each stage sends one batch per model: the texts of that stage not seen before, in first-seen
+/// order. This relies on models being deterministic. Answers are stored as what a [`Keep`]
+/// makes of them. [`PredictionCache::seeded`] predicts texts that stay across
+/// [`PredictionCache::reset`] (a profile's probes); everything else is forgotten there.
+pub struct PredictionCache<'m, K: Keep = KeepAnswers> {
+    student: &'m dyn Model,
+    teacher: &'m dyn Model,
+    texts: TextSet,
+    /// blake3 of base texts, computed once for the seeded transforms that read it.
+    hashes: Vec<Option<TextHash>>,
+    student_out: Vec<K::Kept>,
+    teacher_out: Vec<K::Kept>,
+    keep: K,
+    /// The answers of the seeded texts (ids `0..seeded.len()`), kept again after a reset.
+    seeded: Vec<(SharedLabel, SharedLabel)>,
+}
+
+impl<'m> PredictionCache<'m, KeepAnswers> {
+    /// An empty cache over a student and a teacher that keeps every answer as returned.
+    pub fn new(student: &'m dyn Model, teacher: &'m dyn Model) -> PredictionCache<'m, KeepAnswers> {
+        PredictionCache::with_keep(student, teacher, KeepAnswers)
+    }
+}
+
+impl<'m, K: Keep> PredictionCache<'m, K> {
+    /// An empty cache that stores what `keep` makes of each answer.
+    pub fn with_keep(
         student: &'m dyn Model,
         teacher: &'m dyn Model,
-        convert: impl FnMut(u32, Label) -> T + 'm,
-    ) -> PredictionCache<'m, T> {
+        keep: K,
+    ) -> PredictionCache<'m, K> {
         PredictionCache {
             student,
             teacher,
-            texts: IndexSet::default(),
+            texts: TextSet::default(),
             hashes: Vec::new(),
             student_out: Vec::new(),
             teacher_out: Vec::new(),
-            convert: Box::new(convert),
+            keep,
+            seeded: Vec::new(),
         }
     }
 
-    /// Reserves room for `additional` more distinct texts (a profile knows roughly how many
-    /// texts its stages will add; reserving once avoids rehashing a large table repeatedly).
+    /// The student model.
+    pub fn student_model(&self) -> &'m dyn Model {
+        self.student
+    }
+
+    /// The teacher model.
+    pub fn teacher_model(&self) -> &'m dyn Model {
+        self.teacher
+    }
+
+    /// What keeps the answers (a profile reads the records or forms it interned).
+    pub fn keeper(&self) -> &K {
+        &self.keep
+    }
+
+    /// Reserves room for `additional` more distinct texts.
     pub fn reserve(&mut self, additional: usize) {
         self.texts.reserve(additional);
         self.student_out.reserve(additional);
         self.teacher_out.reserve(additional);
     }
 
-    /// Number of distinct texts predicted so far (per model).
+    /// Number of distinct texts predicted so far (per model), seeded texts included.
     pub fn distinct_texts(&self) -> usize {
         self.texts.len()
     }
 
     /// The student's answer for a text id.
-    pub fn student(&self, id: u32) -> &T {
+    pub fn student(&self, id: u32) -> &K::Kept {
         &self.student_out[id as usize]
     }
 
     /// The teacher's answer for a text id.
-    pub fn teacher(&self, id: u32) -> &T {
+    pub fn teacher(&self, id: u32) -> &K::Kept {
         &self.teacher_out[id as usize]
     }
 
     /// The answer of `side` for a text id.
-    pub fn output(&self, side: Side, id: u32) -> &T {
+    pub fn output(&self, side: Side, id: u32) -> &K::Kept {
         match side {
             Side::Student => self.student(id),
             Side::Teacher => self.teacher(id),
@@ -108,21 +181,99 @@ impl<'m, T> PredictionCache<'m, T> {
 
     /// The text behind an id.
     pub fn text(&self, id: u32) -> &str {
-        self.texts.get_index(id as usize).map_or("", |t| t)
+        self.texts.get(id)
+    }
+
+    /// A cache whose first texts stay across [`PredictionCache::reset`]: a profile's probes,
+    /// interned and predicted here, once for the whole profile. Returns the cache, the seeded
+    /// texts' ids and both sides' answers, one per text.
+    #[allow(clippy::type_complexity)]
+    pub fn seeded<I, S>(
+        student: &'m dyn Model,
+        teacher: &'m dyn Model,
+        keep: K,
+        stage: &Stage,
+        texts: I,
+    ) -> Result<
+        (
+            PredictionCache<'m, K>,
+            StageIds,
+            Vec<SharedLabel>,
+            Vec<SharedLabel>,
+        ),
+        Error,
+    >
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut cache = PredictionCache::with_keep(student, teacher, keep);
+        let ids: Vec<u32> = texts
+            .into_iter()
+            .map(|t| cache.texts.insert(t.as_ref()))
+            .collect();
+        let mut raw = Vec::new();
+        cache.predict_new(stage, 0, Some(&mut raw))?;
+        cache.seeded = raw;
+        let answers = |pick: fn(&(SharedLabel, SharedLabel)) -> &SharedLabel| {
+            ids.iter()
+                .map(|&id| Arc::clone(pick(&cache.seeded[id as usize])))
+                .collect::<Vec<_>>()
+        };
+        let (student, teacher) = (answers(|a| &a.0), answers(|a| &a.1));
+        Ok((cache, StageIds(ids), student, teacher))
+    }
+
+    /// Forgets every text but the seeded ones (and what was kept of their answers), keeping
+    /// the allocations for the next chunk. The seeded texts' answers are kept again.
+    pub fn reset(&mut self) {
+        let seeded = self.seeded.len();
+        self.texts.truncate(seeded);
+        self.texts.shrink();
+        self.hashes.truncate(seeded);
+        self.student_out.clear();
+        self.teacher_out.clear();
+        self.keep.reset();
+        for (s, t) in &self.seeded {
+            self.student_out.push(self.keep.keep(Arc::clone(s)));
+            self.teacher_out.push(self.keep.keep(Arc::clone(t)));
+        }
     }
 
     /// Interns a stage's texts and predicts the new ones with both models.
     pub fn stage<I, S>(&mut self, stage: &Stage, texts: I) -> Result<StageIds, Error>
     where
         I: IntoIterator<Item = S>,
-        S: Into<String>,
+        S: AsRef<str>,
     {
         let first_new = self.texts.len();
         let ids = texts
             .into_iter()
-            .map(|t| self.texts.insert_full(t.into()).0 as u32)
+            .map(|t| self.texts.insert(t.as_ref()))
             .collect();
-        self.predict_new(stage, first_new)?;
+        self.predict_new(stage, first_new, None)?;
+        Ok(StageIds(ids))
+    }
+
+    /// [`PredictionCache::stage`] for texts whose hashes the caller has computed (`hashes[i]` must
+    /// be [`TextHash::of`]`(texts[i])`): seeded transforms of these texts reuse them.
+    pub fn stage_hashed(
+        &mut self,
+        stage: &Stage,
+        texts: &[&str],
+        hashes: &[TextHash],
+    ) -> Result<StageIds, Error> {
+        let first_new = self.texts.len();
+        let mut ids = Vec::with_capacity(texts.len());
+        for (text, hash) in texts.iter().zip(hashes) {
+            let id = self.texts.insert(text) as usize;
+            if self.hashes.len() <= id {
+                self.hashes.resize(id + 1, None);
+            }
+            self.hashes[id] = Some(*hash);
+            ids.push(id as u32);
+        }
+        self.predict_new(stage, first_new, None)?;
         Ok(StageIds(ids))
     }
 
@@ -138,46 +289,62 @@ impl<'m, T> PredictionCache<'m, T> {
         // Transform each distinct base text once; duplicates reuse the result.
         let mut mapped = vec![u32::MAX; first_new];
         let mut ids = Vec::with_capacity(base.len());
-        if transform.uses_text_hash() && self.hashes.len() < first_new {
+        let hashed = transform.uses_text_hash();
+        if hashed && self.hashes.len() < first_new {
             self.hashes.resize(first_new, None);
         }
+        let mut out = String::new();
         for &id in &base.0 {
-            if mapped[id as usize] == u32::MAX {
-                let text = self.texts.get_index(id as usize).map_or("", String::as_str);
-                let out = if transform.uses_text_hash() {
-                    let hash = self.hashes[id as usize].get_or_insert_with(|| TextHash::of(text));
-                    transform.apply_with_hash(text, hash)
+            let slot = id as usize;
+            if mapped[slot] == u32::MAX {
+                let text = self.texts.get(id);
+                if hashed {
+                    let hash = self.hashes[slot].get_or_insert_with(|| TextHash::of(text));
+                    transform.apply_into(text, Some(hash), &mut out);
                 } else {
-                    transform.apply(text)
-                };
-                mapped[id as usize] = self.texts.insert_full(out).0 as u32;
+                    transform.apply_into(text, None, &mut out);
+                }
+                mapped[slot] = self.texts.insert(&out);
             }
-            ids.push(mapped[id as usize]);
+            ids.push(mapped[slot]);
         }
-        self.predict_new(stage, first_new)?;
+        self.predict_new(stage, first_new, None)?;
         Ok(StageIds(ids))
     }
 
-    fn predict_new(&mut self, stage: &Stage, first_new: usize) -> Result<(), Error> {
-        if first_new == self.texts.len() {
+    fn predict_new(
+        &mut self,
+        stage: &Stage,
+        first_new: usize,
+        mut raw: Option<&mut Vec<(SharedLabel, SharedLabel)>>,
+    ) -> Result<(), Error> {
+        let end = self.texts.len();
+        if first_new == end {
             return Ok(());
         }
-        let batch: Vec<&str> = self.texts[first_new..].iter().map(String::as_str).collect();
+        let batch: Vec<&str> = (first_new..end)
+            .map(|id| self.texts.get(id as u32))
+            .collect();
         let student = call(self.student, Side::Student, stage, &batch)?;
         let teacher = call(self.teacher, Side::Teacher, stage, &batch)?;
-        let convert = &mut self.convert;
-        let ids = first_new as u32..;
-        self.student_out
-            .extend(ids.clone().zip(student).map(|(id, l)| convert(id, l)));
-        self.teacher_out
-            .extend(ids.zip(teacher).map(|(id, l)| convert(id, l)));
+        drop(batch);
+        let keep = &mut self.keep;
+        self.student_out.reserve(end - first_new);
+        self.teacher_out.reserve(end - first_new);
+        for (s, t) in student.into_iter().zip(teacher) {
+            if let Some(raw) = raw.as_deref_mut() {
+                raw.push((Arc::clone(&s), Arc::clone(&t)));
+            }
+            self.student_out.push(keep.keep(s));
+            self.teacher_out.push(keep.keep(t));
+        }
         Ok(())
     }
 
     /// Escalation rates of both sides' decision APIs on the clean texts, or `None` when neither
     /// side has one. Each distinct clean text is decided once. Zero texts give `0.0` for a side
     /// with a decision API.
-    pub fn abstention(&self, clean: &StageIds) -> Result<Option<Abstention>, Error> {
+    pub fn abstention(&self, clean: &StageIds) -> Result<Option<profile_types::Abstention>, Error> {
         let escalations = self.escalations(clean)?;
         let rate = |side: &Option<Vec<bool>>| {
             side.as_ref().map(|flags| {
@@ -188,7 +355,7 @@ impl<'m, T> PredictionCache<'m, T> {
                 }
             })
         };
-        Ok(escalations.any().then(|| Abstention {
+        Ok(escalations.any().then(|| profile_types::Abstention {
             student_escalation_rate: rate(&escalations.student),
             teacher_escalation_rate: rate(&escalations.teacher),
         }))
@@ -267,8 +434,13 @@ impl Escalations {
     }
 }
 
-fn call(model: &dyn Model, side: Side, stage: &Stage, batch: &[&str]) -> Result<Vec<Label>, Error> {
-    let out = model.predict_batch(batch).map_err(|source| Error::Model {
+fn call(
+    model: &dyn Model,
+    side: Side,
+    stage: &Stage,
+    batch: &[&str],
+) -> Result<Vec<SharedLabel>, Error> {
+    let out = model.predict_shared(batch).map_err(|source| Error::Model {
         side,
         stage: stage.clone(),
         source,
@@ -289,6 +461,7 @@ fn call(model: &dyn Model, side: Side, stage: &Stage, batch: &[&str]) -> Result<
 mod tests {
     use super::*;
     use crate::{BatchFn, PerItemFn};
+    use profile_types::Label;
     use serde_json::json;
     use std::cell::RefCell;
 
@@ -323,8 +496,8 @@ mod tests {
             [2, 2],
             "the identity stage needs no model call"
         );
-        assert_eq!(cache.student(3), &json!("B"));
-        assert_eq!(cache.teacher(3), &json!(1));
+        assert_eq!(**cache.student(3), json!("B"));
+        assert_eq!(**cache.teacher(3), json!(1));
     }
 
     #[test]

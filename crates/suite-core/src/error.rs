@@ -122,6 +122,12 @@ pub enum Error {
         /// How many answers came back.
         got: usize,
     },
+    /// A model's decision API answered for some chunks of a profile's texts and not for others.
+    #[error("{side} model has a decision API on some chunks of the texts and none on others")]
+    DecisionApiChanged {
+        /// Which model.
+        side: Side,
+    },
 }
 
 /// "transform `NAME`: " before a parameter error, or nothing when the entry has no known

@@ -9,9 +9,12 @@
 //! * **probes**: fixed edge-case inputs whose raw predictions are recorded.
 //!
 //! Suites can also live in JSON files ([`SuiteSpec`]). Models are reached through the [`Model`]
-//! trait (batch prediction plus an optional decision API); [`PredictionCache`] is the engine the
-//! profile crates (`capture`, `extractive`) share to predict each distinct text at most once per
-//! model per profile, and [`Memo`] keeps one model's answers across profiles. A corruption may
+//! trait (batch prediction plus an optional decision API; answers can be shared
+//! [`SharedLabel`]s); [`ProfileRun`] is the engine the profile crates (`capture`, `extractive`)
+//! share: texts in chunks ([`DEFAULT_CHUNK_SIZE`]), each distinct text predicted at most once
+//! per model (a [`PredictionCache`] per chunk, fingerprints across chunks), per-text outcomes
+//! counted ([`Outcomes`]), so memory stays bounded at any number of texts. [`Memo`] keeps one
+//! model's answers across profiles. A corruption may
 //! carry a [`Severity`] (family and value) for the severity curves of reports. Models are
 //! assumed deterministic: a text seen twice gets its first answer.
 //!
@@ -36,22 +39,30 @@
 #![warn(missing_docs)]
 
 mod cache;
+mod chunk;
 mod error;
 mod memo;
 #[cfg(feature = "mixle-compat")]
 mod mixle_rng;
 mod model;
+mod outcome;
+mod seen;
 mod spec;
 mod suite;
 mod text;
+mod textset;
 mod transform;
 mod typo;
 mod unicode14;
 
-pub use cache::{Escalations, PredictionCache, StageIds};
+pub use cache::{Escalations, Keep, KeepAnswers, LastAnswer, PredictionCache, StageIds};
+pub use chunk::{
+    ChunkFn, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, OutcomeWriter, ProfileRun,
+};
 pub use error::{Error, Side, Stage};
 pub use memo::Memo;
-pub use model::{BatchFn, Decision, Model, ModelError, PerItemFn, labels_agree};
+pub use model::{BatchFn, Decision, Model, ModelError, PerItemFn, SharedLabel, labels_agree};
+pub use outcome::Outcomes;
 pub use profile_types::Label;
 pub use spec::{SuiteSpec, TransformSpec};
 pub use suite::CapabilitySuite;

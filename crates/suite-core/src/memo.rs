@@ -6,12 +6,13 @@ use std::collections::{HashMap, HashSet};
 use foldhash::fast::FixedState;
 use profile_types::Label;
 
-use crate::{Decision, Model, ModelError};
+use crate::{Decision, Model, ModelError, SharedLabel};
 
 /// Wraps a model so that each distinct text reaches it once, however many profiles ask: one
 /// teacher profiled against several students answers every text once (`compare_students`).
 ///
-/// Answers (and decisions) are kept by text for the wrapper's lifetime, in memory. Like every
+/// Answers (and decisions) are kept by text, in memory, until [`Memo::forget`] (a comparison
+/// forgets them after each chunk of texts, so its memory stays bounded by the chunk). Like every
 /// profile, this assumes the wrapped model is deterministic.
 ///
 /// ```
@@ -28,7 +29,7 @@ use crate::{Decision, Model, ModelError};
 /// ```
 pub struct Memo<'m> {
     inner: &'m dyn Model,
-    labels: RefCell<HashMap<String, Label, FixedState>>,
+    labels: RefCell<HashMap<String, SharedLabel, FixedState>>,
     decisions: RefCell<HashMap<String, Decision, FixedState>>,
 }
 
@@ -40,6 +41,12 @@ impl<'m> Memo<'m> {
             labels: RefCell::default(),
             decisions: RefCell::default(),
         }
+    }
+
+    /// Forgets every answer and decision kept so far.
+    pub fn forget(&self) {
+        self.labels.borrow_mut().clear();
+        self.decisions.borrow_mut().clear();
     }
 }
 
@@ -81,8 +88,16 @@ fn remembered<T: Clone>(
 
 impl Model for Memo<'_> {
     fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
+        Ok(self
+            .predict_shared(texts)?
+            .into_iter()
+            .map(std::sync::Arc::unwrap_or_clone)
+            .collect())
+    }
+
+    fn predict_shared(&self, texts: &[&str]) -> Result<Vec<SharedLabel>, ModelError> {
         remembered(&self.labels, texts, "predictions", |missing| {
-            Some(self.inner.predict_batch(missing))
+            Some(self.inner.predict_shared(missing))
         })
         .unwrap_or_else(|| Ok(Vec::new()))
     }

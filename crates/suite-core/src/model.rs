@@ -1,7 +1,26 @@
 //! The model interface `capture` and `extractive` call.
 
+use std::sync::Arc;
+
 use profile_types::Label;
 use profile_types::value::py_str;
+
+/// A label (or record) behind a reference count: a model that gives many texts the same answer
+/// returns clones of one `SharedLabel` ([`Model::predict_shared`]), and a profile recognises a
+/// repeated answer by its address, without copying, hashing or freeing it per text.
+///
+/// ```
+/// use std::sync::Arc;
+/// use suite_core::{Model, PerItemFn, SharedLabel};
+/// use serde_json::json;
+///
+/// let pos: SharedLabel = Arc::new(json!("pos"));
+/// let student = PerItemFn::new(move |_: &str| Arc::clone(&pos));
+/// let answers = student.predict_shared(&["a", "b"]).unwrap();
+/// assert!(Arc::ptr_eq(&answers[0], &answers[1]), "one label, shared");
+/// assert_eq!(student.predict_batch(&["a"]).unwrap(), [json!("pos")]);
+/// ```
+pub type SharedLabel = Arc<Label>;
 
 /// The error a model may return; the profile wraps it with the side and the stage.
 pub type ModelError = Box<dyn std::error::Error + Send + Sync>;
@@ -19,10 +38,26 @@ pub enum Decision {
 ///
 /// Models are assumed deterministic: a profile predicts each distinct text once and reuses the
 /// answer wherever the text reappears.
+///
+/// Profiles ask for answers through [`Model::predict_shared`]; a model implements
+/// [`Model::predict_batch`] (owned labels, the simple way) and may override `predict_shared` to
+/// return one [`SharedLabel`] for many texts without a heap copy per answer ([`PerItemFn`] and
+/// [`BatchFn`] do when their closure returns `SharedLabel`s).
 pub trait Model {
     /// Predicts one output per text, in order. Returning a different number of outputs is an error
     /// the profile reports (never a silently shortened profile).
     fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError>;
+
+    /// [`Model::predict_batch`] as shared values: what profiles call. The default wraps each
+    /// owned label; a model that returns the same label for many texts overrides it to hand out
+    /// clones of one [`SharedLabel`].
+    fn predict_shared(&self, texts: &[&str]) -> Result<Vec<SharedLabel>, ModelError> {
+        Ok(self
+            .predict_batch(texts)?
+            .into_iter()
+            .map(Arc::new)
+            .collect())
+    }
 
     /// The optional decision API: `None` when the model has none (the default). Decisions are only
     /// requested on the clean texts.
@@ -36,6 +71,9 @@ impl<M: Model + ?Sized> Model for &M {
     fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
         (**self).predict_batch(texts)
     }
+    fn predict_shared(&self, texts: &[&str]) -> Result<Vec<SharedLabel>, ModelError> {
+        (**self).predict_shared(texts)
+    }
     fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
         (**self).decide_batch(texts)
     }
@@ -44,6 +82,9 @@ impl<M: Model + ?Sized> Model for &M {
 impl<M: Model + ?Sized> Model for Box<M> {
     fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
         (**self).predict_batch(texts)
+    }
+    fn predict_shared(&self, texts: &[&str]) -> Result<Vec<SharedLabel>, ModelError> {
+        (**self).predict_shared(texts)
     }
     fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
         (**self).decide_batch(texts)
@@ -58,7 +99,8 @@ pub fn labels_agree(a: &Label, b: &Label) -> bool {
 
 type DecideFn = Box<dyn Fn(&str) -> Decision + Send + Sync>;
 
-/// A model from a per-item function, optionally with a per-item decision function.
+/// A model from a per-item function, optionally with a per-item decision function. The function
+/// returns a [`Label`], or a [`SharedLabel`] to share one answer between texts.
 ///
 /// ```
 /// use suite_core::{Decision, Model, PerItemFn};
@@ -74,9 +116,13 @@ pub struct PerItemFn<F> {
     decide: Option<DecideFn>,
 }
 
-impl<F: Fn(&str) -> Label> PerItemFn<F> {
+impl<F> PerItemFn<F> {
     /// A model that predicts each text with `predict`.
-    pub fn new(predict: F) -> PerItemFn<F> {
+    pub fn new<R>(predict: F) -> PerItemFn<F>
+    where
+        F: Fn(&str) -> R,
+        R: Into<SharedLabel>,
+    {
         PerItemFn {
             predict,
             decide: None,
@@ -93,9 +139,19 @@ impl<F: Fn(&str) -> Label> PerItemFn<F> {
     }
 }
 
-impl<F: Fn(&str) -> Label> Model for PerItemFn<F> {
+impl<F, R> Model for PerItemFn<F>
+where
+    F: Fn(&str) -> R,
+    R: Into<SharedLabel>,
+{
     fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
-        Ok(texts.iter().map(|t| (self.predict)(t)).collect())
+        Ok(texts
+            .iter()
+            .map(|t| Arc::unwrap_or_clone((self.predict)(t).into()))
+            .collect())
+    }
+    fn predict_shared(&self, texts: &[&str]) -> Result<Vec<SharedLabel>, ModelError> {
+        Ok(texts.iter().map(|t| (self.predict)(t).into()).collect())
     }
     fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
         let decide = self.decide.as_ref()?;
@@ -105,15 +161,20 @@ impl<F: Fn(&str) -> Label> Model for PerItemFn<F> {
 
 type BatchDecideFn = Box<dyn Fn(&[&str]) -> Vec<Decision> + Send + Sync>;
 
-/// A model from a batch function, optionally with a batch decision function.
+/// A model from a batch function, optionally with a batch decision function. The function returns
+/// [`Label`]s, or [`SharedLabel`]s to share answers between texts.
 pub struct BatchFn<F> {
     predict: F,
     decide: Option<BatchDecideFn>,
 }
 
-impl<F: Fn(&[&str]) -> Vec<Label>> BatchFn<F> {
+impl<F> BatchFn<F> {
     /// A model that predicts whole batches with `predict`.
-    pub fn new(predict: F) -> BatchFn<F> {
+    pub fn new<R>(predict: F) -> BatchFn<F>
+    where
+        F: Fn(&[&str]) -> Vec<R>,
+        R: Into<SharedLabel>,
+    {
         BatchFn {
             predict,
             decide: None,
@@ -130,9 +191,19 @@ impl<F: Fn(&[&str]) -> Vec<Label>> BatchFn<F> {
     }
 }
 
-impl<F: Fn(&[&str]) -> Vec<Label>> Model for BatchFn<F> {
+impl<F, R> Model for BatchFn<F>
+where
+    F: Fn(&[&str]) -> Vec<R>,
+    R: Into<SharedLabel>,
+{
     fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
-        Ok((self.predict)(texts))
+        Ok((self.predict)(texts)
+            .into_iter()
+            .map(|r| Arc::unwrap_or_clone(r.into()))
+            .collect())
+    }
+    fn predict_shared(&self, texts: &[&str]) -> Result<Vec<SharedLabel>, ModelError> {
+        Ok((self.predict)(texts).into_iter().map(Into::into).collect())
     }
     fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
         let decide = self.decide.as_ref()?;

@@ -119,6 +119,16 @@ impl Transform {
         }
     }
 
+    /// Applies the transform to `text` into `out` (replacing its content), with `hash` =
+    /// [`TextHash::of`]`(text)` when the caller has it.
+    pub fn apply_into(&self, text: &str, hash: Option<&TextHash>, out: &mut String) {
+        *out = match (&self.kind, hash) {
+            (Kind::Plain(f), _) => f(text),
+            (Kind::Hashed(f), Some(hash)) => f(text, hash),
+            (Kind::Hashed(f), None) => f(text, &TextHash::of(text)),
+        };
+    }
+
     /// Whether the transform reads the text's hash (see [`Transform::with_text_hash`]).
     pub fn uses_text_hash(&self) -> bool {
         matches!(self.kind, Kind::Hashed(_))

@@ -84,6 +84,7 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         source: suite_source,
         progress,
         suite,
+        ..
     } = &inputs;
     let (teacher_spec, teacher) = open_model(
         &args.teacher,
@@ -105,14 +106,22 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|(name, _, model)| (name.as_str(), model as &dyn Model))
         .collect();
+    // A read error ends the chunks; it is the run's error once the comparison returns.
+    let failed = std::cell::RefCell::new(None);
+    let chunks = inputs
+        .chunks(args.run.chunk_size)?
+        .map_while(|chunk| chunk.map_err(|e| *failed.borrow_mut() = Some(e)).ok());
     let comparison = match task {
-        Task::Classify => capture::compare_students(&teacher, &named, &texts.texts, suite)
+        Task::Classify => capture::compare_students_chunked(&teacher, &named, chunks, suite)
             .map_err(|e| flat(&e))?,
         Task::Extract => {
-            extractive::compare_students(&teacher, &named, &texts.texts, suite, &fields)
+            extractive::compare_students_chunked(&teacher, &named, chunks, suite, &fields)
                 .map_err(|e| flat(&e))?
         }
     };
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
+    }
     progress.finish();
     teacher.finish()?;
     for (_, _, model) in &students {
@@ -138,7 +147,7 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
                     fields: &fields,
                     suite: suite_source,
                     texts_blake3: &texts.blake3,
-                    texts_count: texts.texts.len(),
+                    texts_count: texts.count,
                     student: spec,
                     teacher: &teacher_spec,
                     settings: &settings,

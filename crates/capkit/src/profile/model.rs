@@ -136,8 +136,14 @@ struct Inner {
     backend: Box<dyn Backend>,
     cache: Option<DiskCache>,
     /// Decisions by text, kept when the model gives them (only clean texts are asked later, but
-    /// a prediction does not know which stage it is in).
+    /// a prediction does not know which stage it is in), until the next request for decisions:
+    /// a profile asks for the decisions of a chunk's texts once, after predicting them, so
+    /// memory stays bounded by the chunk.
     decisions: HashMap<Box<str>, Decision>,
+    /// The decisions of the first batch, kept for the whole run: it is the probes, which a
+    /// profile predicts once and may meet again as clean texts of any chunk (or, without
+    /// probes, one chunk's clean texts).
+    first_decisions: HashMap<Box<str>, Decision>,
     has_decisions: bool,
     calls: u64,
 }
@@ -191,6 +197,7 @@ impl CliModel {
                 backend,
                 cache,
                 decisions: HashMap::new(),
+                first_decisions: HashMap::new(),
                 has_decisions: false,
                 calls: 0,
             }),
@@ -309,7 +316,12 @@ impl CliModel {
             };
             if let Some(decision) = answer.decision {
                 inner.has_decisions = true;
-                inner.decisions.insert((*text).into(), decision);
+                let kept = if inner.calls == 1 {
+                    &mut inner.first_decisions
+                } else {
+                    &mut inner.decisions
+                };
+                kept.insert((*text).into(), decision);
             }
             out.push(answer.output);
         }
@@ -317,15 +329,17 @@ impl CliModel {
     }
 
     fn decide(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, String>> {
-        let inner = self.inner.borrow();
+        let mut inner = self.inner.borrow_mut();
         if !inner.has_decisions {
             return None;
         }
+        let decisions = std::mem::take(&mut inner.decisions);
         Some(
             texts
                 .iter()
                 .map(|t| {
-                    inner.decisions.get(*t).cloned().ok_or_else(|| {
+                    let known = decisions.get(*t).or_else(|| inner.first_decisions.get(*t));
+                    known.cloned().ok_or_else(|| {
                         format!(
                             "`{}` gave decisions for some texts but none for {:?}",
                             self.name,

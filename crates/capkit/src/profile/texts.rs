@@ -1,45 +1,124 @@
-//! Reading `--texts`: verbatim lines, or JSONL with a `"text"` field.
+//! Reading `--texts`: verbatim lines, or JSONL with a `"text"` field, streamed in chunks.
+//!
+//! A run reads the file twice: [`scan`] checks every line and hashes the file before any model
+//! starts (a bad line is refused before any work), then [`chunks`] hands the texts to the
+//! profile a chunk at a time, so memory is bounded by the chunk, not the file.
 
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use serde_json::Value;
 
-/// The texts of a run and the blake3 of the file they came from.
-pub(crate) struct Texts {
-    pub texts: Vec<String>,
+/// What the first pass learns of a texts file.
+pub(crate) struct TextsInfo {
+    /// blake3 of the file's bytes.
     pub blake3: String,
+    /// Number of texts.
+    pub count: usize,
 }
 
-/// Reads `path`: a `.jsonl` file gives one `"text"` per line (blank lines skipped); any other file
-/// gives one text per line, verbatim (only the line break is removed, see [`crate::lines`]; an
-/// empty line is an empty text; a final line break does not start another text).
-pub(crate) fn read(path: &Path) -> anyhow::Result<Texts> {
-    let bytes = std::fs::read(path).with_context(|| format!("--texts {}", path.display()))?;
-    let blake3 = blake3::hash(&bytes).to_hex().to_string();
-    let Ok(content) = std::str::from_utf8(&bytes) else {
-        let valid = match std::str::from_utf8(&bytes) {
-            Err(e) => e.valid_up_to(),
-            Ok(_) => 0,
-        };
-        let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
-        bail!("{}:{line}: not valid UTF-8", path.display());
-    };
-    let jsonl = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
-    let texts = if jsonl {
-        parse_jsonl(path, content)?
-    } else {
-        split_lines(content)
-    };
-    Ok(Texts { texts, blake3 })
+/// The lines of a texts file, as the line rule reads them.
+struct Lines {
+    path: PathBuf,
+    reader: BufReader<File>,
+    jsonl: bool,
+    line: usize,
+    buf: Vec<u8>,
+}
+
+impl Lines {
+    fn open(path: &Path) -> anyhow::Result<Lines> {
+        let file = File::open(path).with_context(|| format!("--texts {}", path.display()))?;
+        let jsonl = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
+        Ok(Lines {
+            path: path.to_owned(),
+            reader: BufReader::with_capacity(1 << 16, file),
+            jsonl,
+            line: 0,
+            buf: Vec::new(),
+        })
+    }
+
+    /// The next text, with the raw bytes of its line (for hashing); `None` at the end.
+    fn next_text(&mut self, raw: Option<&mut blake3::Hasher>) -> anyhow::Result<Option<String>> {
+        let mut raw = raw;
+        loop {
+            self.buf.clear();
+            let read = self
+                .reader
+                .read_until(b'\n', &mut self.buf)
+                .with_context(|| format!("--texts {}", self.path.display()))?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.line += 1;
+            if let Some(h) = raw.as_deref_mut() {
+                h.update(&self.buf);
+            }
+            let Ok(line) = std::str::from_utf8(&self.buf) else {
+                bail!("{}:{}: not valid UTF-8", self.path.display(), self.line);
+            };
+            if !self.jsonl {
+                // Only ASCII bytes are removed: still UTF-8.
+                let text = crate::lines::strip_line_break(line.as_bytes());
+                return Ok(Some(String::from_utf8_lossy(text).into_owned()));
+            }
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.trim().is_empty() {
+                continue;
+            }
+            return parse_jsonl_line(&self.path, self.line, line).map(Some);
+        }
+    }
+}
+
+/// Checks every line of `path` (UTF-8; in a `.jsonl` file, a JSON object with a string
+/// `"text"`) and hashes the file. A `.jsonl` file gives one `"text"` per line (blank lines
+/// skipped); any other file gives one text per line, verbatim (only the line break is removed,
+/// see [`crate::lines`]; an empty line is an empty text; a final line break does not start
+/// another text).
+pub(crate) fn scan(path: &Path) -> anyhow::Result<TextsInfo> {
+    let mut lines = Lines::open(path)?;
+    let mut hasher = blake3::Hasher::new();
+    let mut count = 0;
+    while lines.next_text(Some(&mut hasher))?.is_some() {
+        count += 1;
+    }
+    Ok(TextsInfo {
+        blake3: hasher.finalize().to_hex().to_string(),
+        count,
+    })
+}
+
+/// The texts of `path` (checked by [`scan`]), `chunk_size` at a time.
+pub(crate) fn chunks(
+    path: &Path,
+    chunk_size: usize,
+) -> anyhow::Result<impl Iterator<Item = anyhow::Result<Vec<String>>>> {
+    let mut lines = Lines::open(path)?;
+    let chunk_size = chunk_size.max(1);
+    Ok(std::iter::from_fn(move || {
+        let mut chunk = Vec::new();
+        while chunk.len() < chunk_size {
+            match lines.next_text(None) {
+                Ok(Some(text)) => chunk.push(text),
+                Ok(None) => break,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        (!chunk.is_empty()).then_some(Ok(chunk))
+    }))
 }
 
 /// An empty texts file is not an error (the profile is well defined: every rate over no texts),
 /// but it is almost never what was meant: say so on stderr.
-pub(crate) fn warn_if_empty(path: &Path, texts: &Texts) {
-    if texts.texts.is_empty() {
+pub(crate) fn warn_if_empty(path: &Path, texts: &TextsInfo) {
+    if texts.count == 0 {
         eprintln!(
             "capkit: warning: --texts {}: no texts (the file is empty); the profile covers the probes only",
             path.display()
@@ -47,41 +126,51 @@ pub(crate) fn warn_if_empty(path: &Path, texts: &Texts) {
     }
 }
 
-fn split_lines(content: &str) -> Vec<String> {
-    let body = content.strip_suffix('\n').unwrap_or(content);
-    if content.is_empty() {
-        return Vec::new();
-    }
-    body.split('\n')
-        .map(|line| {
-            let text = crate::lines::strip_line_break(line.as_bytes());
-            // Only ASCII bytes were removed: still UTF-8.
-            String::from_utf8_lossy(text).into_owned()
-        })
-        .collect()
-}
-
-fn parse_jsonl(path: &Path, content: &str) -> anyhow::Result<Vec<String>> {
-    let mut texts = Vec::new();
-    for (i, line) in content.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = || format!("{}:{}", path.display(), i + 1);
-        let value: Value =
-            serde_json::from_str(line).with_context(|| format!("{}: not valid JSON", at()))?;
-        match value.get("text") {
-            Some(Value::String(text)) => texts.push(text.clone()),
+fn parse_jsonl_line(path: &Path, line: usize, content: &str) -> anyhow::Result<String> {
+    let at = || format!("{}:{line}", path.display());
+    let value: Value =
+        serde_json::from_str(content).with_context(|| format!("{}: not valid JSON", at()))?;
+    match value {
+        Value::Object(mut obj) => match obj.remove("text") {
+            Some(Value::String(text)) => Ok(text),
             Some(other) => bail!("{}: \"text\" must be a string, got {other}", at()),
             None => bail!("{}: no \"text\" field", at()),
-        }
+        },
+        _ => bail!("{}: no \"text\" field", at()),
     }
-    Ok(texts)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every text of `path` in one pass.
+    fn read_all(path: &Path) -> anyhow::Result<Vec<String>> {
+        let mut lines = Lines::open(path)?;
+        let mut texts = Vec::new();
+        while let Some(text) = lines.next_text(None)? {
+            texts.push(text);
+        }
+        Ok(texts)
+    }
+
+    /// The texts of a file with `content`, named `name`.
+    fn read(name: &str, content: &str) -> anyhow::Result<Vec<String>> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join(name);
+        std::fs::write(&path, content)?;
+        let all = read_all(&path)?;
+        let chunked: Vec<String> = chunks(&path, 2)?
+            .collect::<anyhow::Result<Vec<_>>>()?
+            .concat();
+        assert_eq!(all, chunked, "chunks read what one pass reads");
+        assert_eq!(scan(&path)?.count, all.len());
+        Ok(all)
+    }
+
+    fn split_lines(content: &str) -> Vec<String> {
+        read("t.txt", content).unwrap()
+    }
 
     #[test]
     fn lines_are_verbatim() {
@@ -94,17 +183,34 @@ mod tests {
 
     #[test]
     fn jsonl_errors_name_the_line() {
-        let p = Path::new("t.jsonl");
         assert_eq!(
-            parse_jsonl(p, "{\"text\": \"a\\n\"}\n\n{\"text\": \"b\"}").unwrap(),
+            read("t.jsonl", "{\"text\": \"a\\n\"}\n\n{\"text\": \"b\"}").unwrap(),
             ["a\n", "b"]
         );
-        let err = parse_jsonl(p, "{\"text\": \"a\"}\n{\"txt\": 1}").unwrap_err();
-        assert_eq!(err.to_string(), "t.jsonl:2: no \"text\" field");
-        let err = parse_jsonl(p, "{\"text\": 3}").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "t.jsonl:1: \"text\" must be a string, got 3"
+        let err = read("t.jsonl", "{\"text\": \"a\"}\n{\"txt\": 1}").unwrap_err();
+        assert!(
+            err.to_string().ends_with("t.jsonl:2: no \"text\" field"),
+            "{err}"
+        );
+        let err = read("t.jsonl", "{\"text\": 3}").unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("t.jsonl:1: \"text\" must be a string, got 3"),
+            "{err}"
+        );
+        let err = read("t.txt", "ok\n\u{e9}\nb").map(drop);
+        assert!(err.is_ok());
+    }
+
+    #[test]
+    fn invalid_utf8_names_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.txt");
+        std::fs::write(&path, b"a\nb\n\xff\n").unwrap();
+        let err = scan(&path).err().unwrap();
+        assert!(
+            err.to_string().ends_with("t.txt:3: not valid UTF-8"),
+            "{err}"
         );
     }
 
