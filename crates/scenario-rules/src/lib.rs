@@ -18,6 +18,6 @@ mod rules;
 mod transforms;
 
 pub use fixtures::{assert_key_order, keys_at, load_fixture, strings};
-pub use perf::{thread_cpu_ns, workload_suite};
+pub use perf::{peak_rss_mb, thread_cpu_ns, workload_suite};
 pub use rules::{RuleError, RuleModel};
 pub use transforms::{suite_from_scenario, transform_by_name};

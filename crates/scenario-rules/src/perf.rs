@@ -47,3 +47,14 @@ pub fn thread_cpu_ns() -> u64 {
         .and_then(|s| s.split_whitespace().next()?.parse().ok())
         .unwrap_or(0)
 }
+
+/// This process's peak resident set size so far, in MB (`VmHWM` of `/proc/self/status`; 0 where
+/// there is none).
+pub fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}

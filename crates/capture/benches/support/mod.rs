@@ -3,7 +3,9 @@
 
 use capture::CaptureProfile;
 use serde_json::json;
-use suite_core::{BatchFn, CapabilitySuite, Label, Model, PerItemFn};
+use std::sync::Arc;
+
+use suite_core::{BatchFn, CapabilitySuite, Model, PerItemFn, SharedLabel};
 
 /// The 100,000 texts.
 pub fn texts() -> Vec<String> {
@@ -24,10 +26,15 @@ pub fn suite() -> CapabilitySuite {
     scenario_rules::workload_suite(true)
 }
 
-/// Mode `classify`: a per-item student and a batch teacher, both always `"pos"`.
+/// Mode `classify`: a per-item student and a batch teacher, both always `"pos"` (one shared
+/// label: upstream's constant `"pos"` is one Python object too).
 pub fn models() -> (impl Model, impl Model) {
-    let student = PerItemFn::new(|_: &str| json!("pos"));
-    let teacher = BatchFn::new(|ts: &[&str]| -> Vec<Label> { vec![json!("pos"); ts.len()] });
+    let pos: SharedLabel = Arc::new(json!("pos"));
+    let student = PerItemFn::new({
+        let pos = Arc::clone(&pos);
+        move |_: &str| Arc::clone(&pos)
+    });
+    let teacher = BatchFn::new(move |ts: &[&str]| vec![Arc::clone(&pos); ts.len()]);
     (student, teacher)
 }
 

@@ -3,7 +3,9 @@
 
 use extractive::ExtractiveProfile;
 use serde_json::{Value, json};
-use suite_core::{BatchFn, CapabilitySuite, Label, Model, PerItemFn};
+use std::sync::Arc;
+
+use suite_core::{BatchFn, CapabilitySuite, Model, PerItemFn, SharedLabel};
 
 /// The 20,000 texts.
 pub fn texts() -> Vec<String> {
@@ -31,13 +33,15 @@ fn record() -> Value {
     json!({"name": "user", "city": "City", "item": "widget", "qty": "1"})
 }
 
-/// Student: per item; teacher: batch; both return a copy of one constant record (upstream:
-/// `dict(R)`).
+/// Student: per item; teacher: batch; both return one constant record, shared (upstream builds
+/// `dict(R)` per text; a Rust model shares one `SharedLabel` instead of copying it).
 pub fn models() -> (impl Model, impl Model) {
-    let r = record();
-    let student = PerItemFn::new(move |_: &str| r.clone());
-    let r = record();
-    let teacher = BatchFn::new(move |ts: &[&str]| -> Vec<Label> { vec![r.clone(); ts.len()] });
+    let r: SharedLabel = Arc::new(record());
+    let student = PerItemFn::new({
+        let r = Arc::clone(&r);
+        move |_: &str| Arc::clone(&r)
+    });
+    let teacher = BatchFn::new(move |ts: &[&str]| vec![Arc::clone(&r); ts.len()]);
     (student, teacher)
 }
 
