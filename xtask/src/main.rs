@@ -9,6 +9,8 @@
 //! * `package-check`: `cargo publish --dry-run` of every publishable package in dependency order,
 //!   then the packaged file lists: no test fixture (upstream goldens are GPL-derived), a README
 //!   and both licence files in each; prints each `.crate`'s size.
+//! * `fuzz-smoke`: 15 s of every fuzz target (`fuzz/`, cargo-fuzz on nightly), from the
+//!   committed seeds; skipped with a printed line when nightly or cargo-fuzz is missing.
 //! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, tests, docs, goldens, the
 //!   golden self-test, cargo deny).
 //!
@@ -23,7 +25,7 @@ use anyhow::{Context, Result, bail};
 
 mod python;
 
-const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | readme-snippets | package-check | ci>";
+const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | readme-snippets | package-check | fuzz-smoke | ci>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,6 +48,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("test") => test(),
         Some("readme-snippets") => readme_snippets(),
         Some("package-check") => package_check(),
+        Some("fuzz-smoke") => fuzz_smoke(),
         Some("ci") => ci(),
         _ => bail!("{USAGE}"),
     }
@@ -446,6 +449,92 @@ fn package_check() -> Result<()> {
     Ok(())
 }
 
+/// Seconds each fuzz target runs in the smoke run.
+const FUZZ_SMOKE_SECS: u32 = 15;
+
+/// The fuzz targets: the `[[bin]]` names of `fuzz/Cargo.toml`.
+fn fuzz_targets() -> Result<Vec<String>> {
+    let manifest = std::fs::read_to_string("fuzz/Cargo.toml").context("reading fuzz/Cargo.toml")?;
+    let mut targets = Vec::new();
+    let mut in_bin = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_bin = line == "[[bin]]";
+        } else if in_bin
+            && let Some(name) = line
+                .strip_prefix("name = \"")
+                .and_then(|n| n.strip_suffix('"'))
+        {
+            targets.push(name.to_owned());
+        }
+    }
+    Ok(targets)
+}
+
+/// A short run of every fuzz target from its committed seeds, with the limits of the long runs
+/// (inputs up to 4 KiB, 1 s per input, 2 GiB). Needs the nightly toolchain and cargo-fuzz.
+fn fuzz_smoke() -> Result<()> {
+    let have = |args: &[&str]| {
+        Command::new(cargo())
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    // `cargo +nightly` needs rustup's cargo, not the toolchain binary CARGO may point at.
+    let nightly = Command::new("cargo")
+        .args(["+nightly", "fuzz", "--version"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !nightly || !have(&["--version"]) {
+        println!(
+            "xtask ci: fuzz smoke run skipped: needs the nightly toolchain and cargo-fuzz (`rustup toolchain install nightly`, `cargo install cargo-fuzz`)"
+        );
+        return Ok(());
+    }
+    for target in fuzz_targets()? {
+        let corpus = PathBuf::from("target/fuzz-smoke").join(&target);
+        let _ = std::fs::remove_dir_all(&corpus);
+        std::fs::create_dir_all(&corpus)?;
+        let seeds = PathBuf::from("fuzz/seeds").join(&target);
+        println!("xtask ci: fuzz smoke: {target} ({FUZZ_SMOKE_SECS} s)");
+        let status = Command::new("cargo")
+            .args(["+nightly", "fuzz", "run", "--sanitizer", "none", &target])
+            .arg(&corpus)
+            .arg(&seeds)
+            .args([
+                "--",
+                &format!("-max_total_time={FUZZ_SMOKE_SECS}"),
+                "-max_len=4096",
+                "-timeout=1",
+                "-rss_limit_mb=2048",
+                "-print_final_stats=1",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .with_context(|| format!("starting the fuzz target {target}"))?;
+        let _ = std::fs::remove_dir_all(&corpus);
+        let log = String::from_utf8_lossy(&status.stderr);
+        if !status.status.success() {
+            eprintln!("{log}");
+            bail!(
+                "fuzz target {target} failed (its crash input is under fuzz/artifacts/{target}/)"
+            );
+        }
+        // libFuzzer's final stats: executions and peak memory.
+        for line in log.lines().filter(|l| {
+            l.starts_with("stat::number_of_executed_units") || l.starts_with("stat::peak_rss_mb")
+        }) {
+            println!("  {line}");
+        }
+    }
+    Ok(())
+}
+
 fn ci() -> Result<()> {
     step("format", &["fmt", "--all", "--", "--check"])?;
     step(
@@ -490,6 +579,7 @@ fn ci() -> Result<()> {
     println!("xtask ci: goldens");
     check_goldens(&[])?;
     package_check()?;
+    fuzz_smoke()?;
     golden_selftest()?;
     step(
         "dependency policy",

@@ -139,3 +139,85 @@ fn transform_prefix(transform: &str) -> String {
         format!("transform `{transform}`: ")
     }
 }
+
+/// Why an answer of the model protocol ([`crate::parse_answer_line`],
+/// [`crate::parse_batch_answer`]) is refused. Messages name what is wrong; the caller adds the
+/// model, the output line and the text id.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ProtocolError {
+    /// An answer line is not a JSON object.
+    #[error("not a JSON answer object ({error}): {line}")]
+    NotJson {
+        /// The JSON error.
+        error: String,
+        /// The line as received.
+        line: String,
+    },
+    /// An answer line has no non-negative integer `id`.
+    #[error("no integer \"id\"")]
+    NoId,
+    /// An answer line has both `label` and `record`.
+    #[error("both \"label\" and \"record\"")]
+    BothOutputs {
+        /// The text id.
+        id: u64,
+    },
+    /// An answer line has neither `label` nor `record`.
+    #[error("no \"{key}\"")]
+    NoOutput {
+        /// The text id.
+        id: u64,
+        /// The expected key.
+        key: &'static str,
+    },
+    /// A record is not a JSON object.
+    #[error("a record must be a JSON object, got {got}")]
+    NotARecord {
+        /// The value received.
+        got: String,
+    },
+    /// An answer line's output is refused.
+    #[error("{error}")]
+    InAnswer {
+        /// The text id.
+        id: u64,
+        /// Why.
+        error: Box<ProtocolError>,
+    },
+    /// A batch answer is not JSON.
+    #[error("the response is not JSON ({error})")]
+    BodyNotJson {
+        /// The JSON error.
+        error: String,
+    },
+    /// A batch answer has no list of outputs.
+    #[error("the response has no \"{key}\" list")]
+    NoList {
+        /// The expected key.
+        key: &'static str,
+    },
+    /// A batch answer has the wrong number of outputs.
+    #[error("{got} {key} for {texts} texts")]
+    WrongLength {
+        /// The key read.
+        key: &'static str,
+        /// Outputs received.
+        got: usize,
+        /// Texts sent.
+        texts: usize,
+    },
+    /// A batch answer's `decisions` is not a list of one per text.
+    #[error("\"decisions\" must be a list of {texts} items")]
+    BadDecisions {
+        /// Texts sent.
+        texts: usize,
+    },
+    /// One output of a batch is refused.
+    #[error("{error}")]
+    InBatch {
+        /// Its position in the batch.
+        index: usize,
+        /// Why.
+        error: Box<ProtocolError>,
+    },
+}

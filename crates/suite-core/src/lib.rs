@@ -46,6 +46,7 @@ mod memo;
 mod mixle_rng;
 mod model;
 mod outcome;
+mod protocol;
 mod seen;
 mod spec;
 mod suite;
@@ -59,11 +60,14 @@ pub use cache::{Escalations, Keep, KeepAnswers, LastAnswer, PredictionCache, Sta
 pub use chunk::{
     ChunkFn, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, OutcomeWriter, ProfileRun,
 };
-pub use error::{Error, Side, Stage};
+pub use error::{Error, ProtocolError, Side, Stage};
 pub use memo::Memo;
 pub use model::{BatchFn, Decision, Model, ModelError, PerItemFn, SharedLabel, labels_agree};
 pub use outcome::Outcomes;
 pub use profile_types::Label;
+pub use protocol::{
+    AnswerKind, LineAnswer, check_output, decision_of, parse_answer_line, parse_batch_answer,
+};
 pub use spec::{SuiteSpec, TransformSpec};
 pub use suite::CapabilitySuite;
 pub use text::{is_py_letter, is_py_whitespace, py_swapcase, py_whitespace_collapse};

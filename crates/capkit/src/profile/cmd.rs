@@ -13,10 +13,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use serde::Deserialize;
-use serde_json::Value;
 
-use crate::profile::model::{Answer, Backend, Settings, Task, check_record, decision_of, short};
+use crate::profile::model::{Answer, Backend, Settings, Task, protocol_message, short};
+use suite_core::ProtocolError;
 
 /// What the stdout reader sends: complete lines, then the end.
 enum Chunk {
@@ -46,22 +45,6 @@ pub(crate) struct CmdBackend {
     line: u64,
     /// Whether answers carry `decision` (fixed by the first answer).
     decisions: Option<bool>,
-}
-
-#[derive(Deserialize)]
-struct Reply {
-    id: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    label: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    record: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    decision: Option<Value>,
-}
-
-/// `Some(value)` for a present key, `null` included (absent keys use the default, `None`).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
 }
 
 impl CmdBackend {
@@ -271,24 +254,20 @@ impl CmdBackend {
             }
             let at = self.line;
             let name = &self.name;
-            let reply: Reply = match serde_json::from_slice(line) {
-                Ok(r) => r,
-                Err(e) => {
-                    let shown = short(&String::from_utf8_lossy(line));
-                    return Err(format!(
-                        "`{name}`: output line {at} (text id {expected}): not a JSON answer object ({e}): {shown}"
-                    ));
-                }
-            };
-            let id = match &reply.id {
-                Some(Value::Number(n)) => n.as_u64(),
-                _ => None,
-            };
-            let Some(id) = id else {
-                return Err(format!(
-                    "`{name}`: output line {at} (text id {expected}): no integer \"id\""
-                ));
-            };
+            let kind = self.task.answer_kind();
+            let answer = suite_core::parse_answer_line(line, kind).map_err(|e| {
+                let id = match &e {
+                    ProtocolError::BothOutputs { id }
+                    | ProtocolError::NoOutput { id, .. }
+                    | ProtocolError::InAnswer { id, .. } => *id,
+                    _ => expected,
+                };
+                format!(
+                    "`{name}`: output line {at} (text id {id}): {}",
+                    protocol_message(&e)
+                )
+            })?;
+            let id = answer.id;
             if id != expected {
                 return Err(if id < expected {
                     format!(
@@ -304,27 +283,7 @@ impl CmdBackend {
                     )
                 });
             }
-            let output = match (reply.label, reply.record) {
-                (Some(v), None) | (None, Some(v)) => v,
-                (Some(_), Some(_)) => {
-                    return Err(format!(
-                        "`{name}`: output line {at} (text id {id}): both \"label\" and \"record\""
-                    ));
-                }
-                (None, None) => {
-                    let key = match self.task {
-                        Task::Classify => "label",
-                        Task::Extract => "record",
-                    };
-                    return Err(format!(
-                        "`{name}`: output line {at} (text id {id}): no \"{key}\""
-                    ));
-                }
-            };
-            check_record(self.task, &output, &|| {
-                format!("`{name}`: output line {at} (text id {id})")
-            })?;
-            let has = reply.decision.is_some();
+            let has = answer.decision.is_some();
             match self.decisions {
                 None => self.decisions = Some(has),
                 Some(before) if before != has => {
@@ -336,8 +295,8 @@ impl CmdBackend {
                 Some(_) => {}
             }
             out.push(Answer {
-                output,
-                decision: reply.decision.map(decision_of),
+                output: answer.output,
+                decision: answer.decision,
             });
             expected += 1;
             since_report += 1;

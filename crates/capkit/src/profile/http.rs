@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::profile::model::{
-    Answer, Backend, Settings, Task, check_record, decision_of, gather_ordered,
-};
+use suite_core::ProtocolError;
+
+use crate::profile::model::{Answer, Backend, Settings, Task, gather_ordered, protocol_message};
 use crate::profile::spec::scrub_userinfo;
 
 pub(crate) struct HttpBackend {
@@ -102,43 +102,19 @@ impl HttpBackend {
             std::thread::sleep(Duration::from_millis(200u64 << attempt.min(6)));
             attempt += 1;
         };
-        let value: Value = serde_json::from_str(&reply)
-            .map_err(|e| format!("`{name}` ({ids}): the response is not JSON ({e})"))?;
-        let key = match self.task {
-            Task::Classify => "labels",
-            Task::Extract => "records",
-        };
-        let outputs = value
-            .get(key)
-            .or_else(|| value.get(if key == "labels" { "records" } else { "labels" }))
-            .and_then(Value::as_array)
-            .ok_or_else(|| format!("`{name}` ({ids}): the response has no \"{key}\" list"))?;
-        if outputs.len() != texts.len() {
-            return Err(format!(
-                "`{name}` ({ids}): {} {key} for {} texts",
-                outputs.len(),
-                texts.len()
-            ));
-        }
-        let decisions = match value.get("decisions") {
-            None => None,
-            Some(Value::Array(d)) if d.len() == texts.len() => Some(d),
-            Some(_) => {
-                return Err(format!(
-                    "`{name}` ({ids}): \"decisions\" must be a list of {} items",
-                    texts.len()
-                ));
-            }
-        };
-        let mut out = Vec::with_capacity(texts.len());
-        for (i, output) in outputs.iter().enumerate() {
-            let id = first + i as u64;
-            check_record(self.task, output, &|| format!("`{name}` (text id {id})"))?;
-            out.push(Answer {
-                output: output.clone(),
-                decision: decisions.map(|d| decision_of(d[i].clone())),
-            });
-        }
+        let answers = suite_core::parse_batch_answer(&reply, self.task.answer_kind(), texts.len())
+            .map_err(|e| match &e {
+                ProtocolError::InBatch { index, .. } => format!(
+                    "`{name}` (text id {}): {}",
+                    first + *index as u64,
+                    protocol_message(&e)
+                ),
+                _ => format!("`{name}` ({ids}): {}", protocol_message(&e)),
+            })?;
+        let out = answers
+            .into_iter()
+            .map(|(output, decision)| Answer { output, decision })
+            .collect();
         Ok(out)
     }
 }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use serde_json::Value;
-use suite_core::{Decision, Label, Model, ModelError, Side};
+use suite_core::{AnswerKind, Decision, Label, Model, ModelError, ProtocolError, Side};
 
 use crate::profile::cache::{CachedAnswer, DiskCache};
 use crate::profile::progress::Progress;
@@ -25,6 +25,14 @@ pub(crate) enum Task {
 }
 
 impl Task {
+    /// What the models of this task answer with.
+    pub(crate) fn answer_kind(self) -> AnswerKind {
+        match self {
+            Task::Classify => AnswerKind::Label,
+            Task::Extract => AnswerKind::Record,
+        }
+    }
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             Task::Classify => "classify",
@@ -103,14 +111,24 @@ pub(crate) fn check_record(
     output: &Value,
     what: &dyn Fn() -> String,
 ) -> Result<(), String> {
-    if task == Task::Extract && !output.is_object() {
-        return Err(format!(
-            "{}: a record must be a JSON object, got {}",
-            what(),
-            short(&output.to_string())
-        ));
+    suite_core::check_output(task.answer_kind(), output)
+        .map_err(|e| format!("{}: {}", what(), protocol_message(&e)))
+}
+
+/// A protocol error's message, values cut to 60 characters.
+pub(crate) fn protocol_message(e: &ProtocolError) -> String {
+    match e {
+        ProtocolError::NotARecord { got } => {
+            format!("a record must be a JSON object, got {}", short(got))
+        }
+        ProtocolError::NotJson { error, line } => {
+            format!("not a JSON answer object ({error}): {}", short(line))
+        }
+        ProtocolError::InAnswer { error, .. } | ProtocolError::InBatch { error, .. } => {
+            protocol_message(error)
+        }
+        other => other.to_string(),
     }
-    Ok(())
 }
 
 /// `s` cut to 60 characters for a message.
@@ -125,12 +143,7 @@ pub(crate) fn short(s: &str) -> String {
 }
 
 /// The decision an answer line carries: `null` escalates, anything else answers.
-pub(crate) fn decision_of(value: Value) -> Decision {
-    match value {
-        Value::Null => Decision::Escalate,
-        v => Decision::Answer(v),
-    }
-}
+pub(crate) use suite_core::decision_of;
 
 struct Inner {
     backend: Box<dyn Backend>,
