@@ -649,6 +649,19 @@ mod tests {
         }
     }
 
+    /// Found by the `generators` fuzz target: a 31-byte name with many overlapping digit keys
+    /// walked 5,631 variants (336 KB) under the old cap of 65,536; the cap of 4,096 bounds it.
+    #[test]
+    fn fuzz_found_numeral_walk_stops_at_the_cap() {
+        let data = crate::Data::english();
+        for p in [0, 1] {
+            let n = Numerals::new(&data.numerals, p);
+            let mut out = Vec::new();
+            numeral_swap("oi990126i92>58bookk401925111i2", &n, &mut out);
+            assert_eq!(out.len(), NUMERAL_WALK_LIMIT, "position {p}");
+        }
+    }
+
     /// At the variant limit the two walks stop at the same variant.
     #[test]
     fn numeral_walk_matches_the_reference_at_the_limit() {
