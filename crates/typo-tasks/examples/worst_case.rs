@@ -41,6 +41,11 @@ fn main() {
         ("dots and hyphens", fill("a.b-")),
         ("IDN", fill("bücher-ñandú.日本")),
         ("homoglyph-rich", fill("oli1-rn.cl0")),
+        // Found by the generators fuzz target: digit runs with overlapping numerals everywhere.
+        (
+            "digit runs",
+            fill("1111111111100000000005349197369905425065"),
+        ),
     ];
     println!(
         "{:<4} {:>9} {:>12} {:>10}  worst input (by bytes)",

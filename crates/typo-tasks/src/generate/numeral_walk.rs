@@ -25,25 +25,21 @@ use aho_corasick::AhoCorasick;
 use crate::Variant;
 use crate::limits::NUMERAL_WALK_LIMIT;
 
-/// Modulus of the polynomial hash: the Mersenne prime 2^61 − 1.
-const MOD: u64 = (1 << 61) - 1;
-/// Base of the polynomial hash (any value in 256..MOD works; collisions are checked anyway).
-const BASE: u64 = 0x0123_4567_89ab_cdef % MOD;
+/// Base of the polynomial hash, computed modulo 2^64 (wrapping arithmetic: one multiply per
+/// step). Such a hash can be made to collide, which costs only a byte comparison: equality is
+/// always checked on bytes.
+const BASE: u64 = 0x9e37_79b9_7f4a_7c15;
 
 fn mul(a: u64, b: u64) -> u64 {
-    let p = u128::from(a) * u128::from(b);
-    let r = (p & u128::from(MOD)) + (p >> 61);
-    let r = u64::try_from(r).unwrap_or(u64::MAX);
-    if r >= MOD { r - MOD } else { r }
+    a.wrapping_mul(b)
 }
 
 fn add(a: u64, b: u64) -> u64 {
-    let r = a + b;
-    if r >= MOD { r - MOD } else { r }
+    a.wrapping_add(b)
 }
 
 fn sub(a: u64, b: u64) -> u64 {
-    if a >= b { a - b } else { a + MOD - b }
+    a.wrapping_sub(b)
 }
 
 /// Hash of `bytes`, and of every prefix (`prefix[i]` hashes `bytes[..i]`).
@@ -91,6 +87,12 @@ impl Hasher for Identity {
 
 /// Where a seen string lives: the walk's input, or `out[base + i]`.
 const INPUT: u32 = u32::MAX;
+
+/// The occurrences of one node's string, grouped by numeral.
+struct Occurrences {
+    offsets: Vec<usize>,
+    starts: Vec<usize>,
+}
 
 struct Walk<'a> {
     input: &'a str,
@@ -189,32 +191,44 @@ impl Walk<'_> {
         other.get(at..) == Some(tail)
     }
 
-    /// Every occurrence in `s` of a pattern this direction replaces, by numeral then start;
+    /// Every occurrence in `s` of a pattern this direction replaces, grouped by numeral (a
+    /// counting sort: `offsets[n]..offsets[n + 1]` of the starts are numeral `n`'s, in order);
     /// `None` without an automaton.
-    fn occurrences(&mut self, s: &str) -> Option<Vec<(usize, usize)>> {
+    fn occurrences(&mut self, s: &str) -> Option<Occurrences> {
         let ac = self.automaton?;
         let mut hits = std::mem::take(&mut self.hits);
         hits.clear();
+        let mut offsets = vec![0usize; self.pairs.len() + 1];
         for m in ac.find_overlapping_iter(s) {
             let pattern = m.pattern().as_usize();
             // Forward replaces values (odd patterns), reverse replaces keys (even ones).
             if (pattern % 2 == 0) == self.rev {
                 hits.push((pattern / 2, m.start()));
+                offsets[pattern / 2 + 1] += 1;
             }
         }
-        hits.sort_unstable();
-        Some(hits)
+        for n in 1..offsets.len() {
+            offsets[n] += offsets[n - 1];
+        }
+        // Matches arrive by end position, which for one pattern is start order: placing them in
+        // arrival order keeps each numeral's starts sorted.
+        let mut next = offsets.clone();
+        let mut starts = vec![0usize; hits.len()];
+        for &(num, start) in &hits {
+            starts[next[num]] = start;
+            next[num] += 1;
+        }
+        self.hits = hits;
+        Some(Occurrences { offsets, starts })
     }
 
     /// The starts `str::replace` rewrites: leftmost, non-overlapping occurrences of `from`.
-    fn starts_of(&mut self, s: &str, num: usize, from: &str, hits: Option<&[(usize, usize)]>) {
+    fn starts_of(&mut self, s: &str, num: usize, from: &str, found: Option<&Occurrences>) {
         self.starts.clear();
-        match hits {
-            Some(hits) => {
-                let lo = hits.partition_point(|&(n, _)| n < num);
-                let hi = hits.partition_point(|&(n, _)| n <= num);
+        match found {
+            Some(found) => {
                 let mut free = 0;
-                for &(_, start) in &hits[lo..hi] {
+                for &start in &found.starts[found.offsets[num]..found.offsets[num + 1]] {
                     if start >= free {
                         self.starts.push(start);
                         free = start + from.len();
@@ -241,7 +255,7 @@ impl Walk<'_> {
             if from.is_empty() || to.contains(from.as_str()) {
                 continue;
             }
-            self.starts_of(&s, num, from, hits.as_deref());
+            self.starts_of(&s, num, from, hits.as_ref());
             if self.starts.is_empty() {
                 // `replace` would return `s` itself, which is seen.
                 continue;
@@ -295,9 +309,6 @@ impl Walk<'_> {
             self.expand(next, &cp, out);
             child_prefix = cp;
             self.used[num] = false;
-        }
-        if let Some(hits) = hits {
-            self.hits = hits;
         }
     }
 }

@@ -662,6 +662,28 @@ mod tests {
         }
     }
 
+    /// Found by the `generators` fuzz target: 123 bytes of mostly repeated digits, where every
+    /// node has hundreds of overlapping numeral occurrences (138 ms of CPU before the walk's
+    /// occurrences were grouped by counting sort and hashed modulo 2^64). Still the reference's
+    /// variants, in order.
+    #[test]
+    fn fuzz_found_digit_runs_walk_like_the_reference() {
+        let name = format!(
+            "{}\u{49d}-\u{18}D\u{1}{}5349197369905425065%0000oE20X2i\u{4}ookk11111\u{14}",
+            "1".repeat(32),
+            "0".repeat(36)
+        );
+        let data = crate::Data::english();
+        for p in [0, 1] {
+            let n = Numerals::new(&data.numerals, p);
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            numeral_swap(&name, &n, &mut fast);
+            numeral_swap_reference(&name, &n, &mut slow);
+            assert_eq!(fast.len(), NUMERAL_WALK_LIMIT);
+            assert!(fast == slow, "position {p}");
+        }
+    }
+
     /// At the variant limit the two walks stop at the same variant.
     #[test]
     fn numeral_walk_matches_the_reference_at_the_limit() {
