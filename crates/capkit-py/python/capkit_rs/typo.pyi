@@ -22,7 +22,7 @@ from typing import (
 from typing_extensions import Self
 
 __all__ = [
-    "CATALOG", "Corpus", "DEFAULT_RATIO", "Data", "Example", "FIELDS", "KEYBOARD_NAMES",
+    "CATALOG", "Corpus", "DEFAULT_RATIO", "Data", "Example", "FIELDS", "Fingerprinter", "KEYBOARD_NAMES",
     "Keyboard", "Needs", "Ratio", "Registry", "ScoreResult", "Splitter", "Stats", "Summary",
     "TEST", "TRAIN", "Task", "TaskInfo", "Unregistered", "VAL", "Variant", "assign", "describe",
     "emit", "emit_with_empty", "filter", "fingerprint", "jsonl_bytes", "leakage", "read_jsonl",
@@ -361,5 +361,5 @@ class Fingerprinter:
     fingerprint (``blake3:...``), the same as ``fingerprint(all_bytes)``."""
 
     def __new__(cls) -> Self: ...
-    def update(self, data: bytes, /) -> None: ...
+    def update(self, data: bytes) -> None: ...
     def hexdigest(self) -> str: ...
