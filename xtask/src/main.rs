@@ -364,6 +364,53 @@ fn publishable() -> Result<Vec<(String, PathBuf)>> {
     Ok(out)
 }
 
+/// `cargo publish --dry-run` verifies each package against the others through a local registry
+/// overlay, extracting them under `$CARGO_HOME/registry/src/-HASH/NAME-VERSION` (the hash is
+/// the overlay's path, so the same for every run in one checkout). Cargo never re-extracts a
+/// directory that exists, so a later dry run of the same version would verify the sources of
+/// the earlier one (seen: capture built against a suite-core from before the chunked engine).
+/// Our packages' extractions from local overlays (registry directories named `-HASH`; crates.io's
+/// is `index.crates.io-…`) are removed first. (A fresh clone with the same path, as CI's, meets
+/// the extractions of the previous run.)
+fn clear_overlay_extractions(packages: &[(String, PathBuf)]) -> Result<()> {
+    let cargo_home = match std::env::var_os("CARGO_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(".cargo"),
+            None => return Ok(()),
+        },
+    };
+    let Ok(registries) = std::fs::read_dir(cargo_home.join("registry/src")) else {
+        return Ok(());
+    };
+    for registry in registries {
+        let registry = registry?.path();
+        if !registry
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('-'))
+        {
+            continue;
+        }
+        for entry in std::fs::read_dir(&registry)? {
+            let path = entry?.path();
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let ours = packages.iter().any(|(package, _)| {
+                name.strip_prefix(package.as_str())
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(|version| version.starts_with(|c: char| c.is_ascii_digit()))
+            });
+            if ours {
+                std::fs::remove_dir_all(&path)
+                    .with_context(|| format!("removing the stale extraction {}", path.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Why a packaged file must not ship, if it must not: test data (the upstream goldens and
 /// expectation files are GPL-derived), insta snapshots.
 fn forbidden(file: &str) -> Option<&'static str> {
@@ -390,6 +437,15 @@ fn forbidden(file: &str) -> Option<&'static str> {
 /// resolved from the packages themselves), and ships no forbidden file.
 fn package_check() -> Result<()> {
     let packages = publishable()?;
+    clear_overlay_extractions(&packages)?;
+    // The verification builds share the target directory, where cargo takes a registry
+    // package's artefacts as fresh by name and version alone: an earlier dry run's build of the
+    // same version would be linked instead of today's sources. Our packages are rebuilt.
+    let mut clean: Vec<&str> = vec!["clean", "--quiet"];
+    for (name, _) in &packages {
+        clean.extend(["-p", name.as_str()]);
+    }
+    step("packages (stale verification builds removed)", &clean)?;
     let mut args: Vec<String> = ["publish", "--dry-run", "--allow-dirty", "--quiet"]
         .iter()
         .map(|s| (*s).to_owned())
@@ -424,7 +480,12 @@ fn package_check() -> Result<()> {
                 problems.push(format!("{name} ({}): no {needed}", dir.display()));
             }
         }
-        let crate_file = std::fs::read_dir("target/package")?
+        // `cargo publish --dry-run` of several packages leaves the .crate files in
+        // target/package/tmp-crate; a single `cargo package` in target/package.
+        let crate_file = ["target/package", "target/package/tmp-crate"]
+            .iter()
+            .filter_map(|dir| std::fs::read_dir(dir).ok())
+            .flatten()
             .filter_map(|e| e.ok().map(|e| e.path()))
             .find(|p| {
                 p.file_name().is_some_and(|n| {
