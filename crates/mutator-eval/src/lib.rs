@@ -21,41 +21,38 @@
 //!   yields one [`CaseResult`](profile_types::CaseResult) per case and a
 //!   [`DatasetSummary`](profile_types::DatasetSummary) ([`summarize`]), with provider failures,
 //!   bad replies and wrong answers kept apart;
-//! * with feature `http`, `ChatClient`: an OpenAI-compatible chat-completions client (vLLM,
-//!   llama.cpp, Ollama, hosted APIs) with timeouts, bounded retries with backoff, and a
-//!   [`ResponseCache`] keyed by the blake3 hash of the [`CanonicalRequest`]. Feature `tls` adds
-//!   https.
+//! * with feature `http`, `ChatClient` as an [`LlmClient`]: the OpenAI-compatible
+//!   chat-completions client of `capkit-chat` (re-exported here with its [`ResponseCache`],
+//!   [`CanonicalRequest`], [`ClientError`] and pool) with timeouts, bounded retries with backoff,
+//!   and replies cached by the blake3 hash of the request. Feature `tls` adds https.
 //!
 //! Everything is blocking and `Send + Sync`; there is no async runtime. The result types live in
 //! `profile-types`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod cache;
 mod dataset;
 mod error;
 mod evaluator;
-#[cfg(feature = "http")]
-mod http;
 mod mutator;
-mod pool;
 mod pyjson;
 mod runner;
 mod state;
 
-pub use cache::{CanonicalRequest, ChatMessage, ResponseCache};
+pub use chat_client::{
+    CanonicalRequest, ChatMessage, ClientError, ResponseCache, for_each_ordered, map_bounded,
+};
+#[cfg(feature = "http")]
+pub use chat_client::{ChatClient, ChatConfig};
 pub use dataset::{Case, CaseLine, read_cases, read_cases_file};
-pub use error::{ClientError, Error};
+pub use error::Error;
 pub use evaluator::{
     EvaluationContext, Evaluator, accuracy_score, candidates_equal, compare_states,
 };
-#[cfg(feature = "http")]
-pub use http::{ChatClient, ChatConfig};
 pub use mutator::{
     Extraction, FixedReply, LlmClient, LlmMutator, MutationContext, MutationResult, Mutator,
     StructuredInput, build_prompt, parse_reply,
 };
-pub use pool::{for_each_ordered, map_bounded};
 pub use pyjson::parse_json;
 pub use runner::{Replies, Runner, SummaryBuilder, summarize};
 pub use state::InterpretiveState;

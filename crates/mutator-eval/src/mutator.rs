@@ -3,12 +3,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use chat_client::ClientError;
 use indexmap::IndexMap;
 use profile_types::{Inference, ValueConfidence};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{ClientError, Error};
+use crate::error::Error;
 use crate::pyjson::{self, PyJson};
 use crate::state::InterpretiveState;
 
@@ -85,6 +86,14 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
 impl<T: LlmClient + ?Sized> LlmClient for Arc<T> {
     fn generate(&self, prompt: &str) -> Result<String, ClientError> {
         (**self).generate(prompt)
+    }
+}
+
+/// capkit-chat's OpenAI-compatible client: [`ChatClient::complete`](chat_client::ChatClient::complete).
+#[cfg(feature = "http")]
+impl LlmClient for chat_client::ChatClient {
+    fn generate(&self, prompt: &str) -> Result<String, ClientError> {
+        self.complete(prompt)
     }
 }
 

@@ -4,13 +4,13 @@ use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use chat_client::{ClientError, for_each_ordered};
 use profile_types::{CaseFailure, CaseResult, DatasetSummary, EvaluationResult, FailureKind};
 
 use crate::dataset::{Case, CaseLine};
-use crate::error::{ClientError, Error};
+use crate::error::Error;
 use crate::evaluator::{EvaluationContext, Evaluator};
 use crate::mutator::{LlmClient, LlmMutator};
-use crate::pool::for_each_ordered;
 
 /// Where the runner's LLM mutator gets its replies.
 #[derive(Clone, Copy)]

@@ -89,7 +89,7 @@ pub(crate) fn gather_ordered<T: Sync>(
 ) -> Result<Vec<Answer>, String> {
     let mut out = Vec::new();
     let mut failed = None;
-    mutator_eval::for_each_ordered(items, concurrency, call, |_, result| match result {
+    chat_client::for_each_ordered(items, concurrency, call, |_, result| match result {
         Ok(answers) if failed.is_none() => {
             done(answers.len() as u64);
             out.extend(answers);

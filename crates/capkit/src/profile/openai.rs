@@ -1,7 +1,7 @@
-//! `openai:` models: one chat completion per text through mutator-eval's client (retries,
+//! `openai:` models: one chat completion per text through capkit-chat's client (retries,
 //! timeouts, reply cache), the prompt from a template file with a `{text}` slot.
 
-use mutator_eval::{ChatClient, ChatConfig, LlmClient as _, ResponseCache};
+use chat_client::{ChatClient, ChatConfig, ResponseCache};
 use serde_json::Value;
 
 use crate::profile::model::{Answer, Backend, Settings, Task, check_record, gather_ordered, short};
@@ -59,7 +59,7 @@ impl OpenAiBackend {
         let prompt = self.template.replace("{text}", text);
         let reply = self
             .client
-            .generate(&prompt)
+            .complete(&prompt)
             .map_err(|e| format!("`{name}` (text id {id}): {e}"))?;
         let output = match self.task {
             Task::Classify => Value::String(reply.trim().to_owned()),

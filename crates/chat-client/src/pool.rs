@@ -13,7 +13,7 @@ const WINDOW_PER_WORKER: usize = 64;
 /// input order, whatever order they finished in. See [`for_each_ordered`].
 ///
 /// ```
-/// let squares = mutator_eval::map_bounded(&[1, 2, 3, 4], 3, |_, x| x * x);
+/// let squares = chat_client::map_bounded(&[1, 2, 3, 4], 3, |_, x| x * x);
 /// assert_eq!(squares, [1, 4, 9, 16]);
 /// ```
 pub fn map_bounded<T, R, F>(items: &[T], workers: usize, f: F) -> Vec<R>

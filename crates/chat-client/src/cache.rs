@@ -72,7 +72,7 @@ struct Entry {
 /// never leave a torn entry. An unreadable or foreign entry is a miss, not an error.
 ///
 /// ```
-/// use mutator_eval::{CanonicalRequest, ChatMessage, ResponseCache};
+/// use chat_client::{CanonicalRequest, ChatMessage, ResponseCache};
 ///
 /// let tmp = tempfile::tempdir()?;
 /// let dir = tmp.path().join("chat");

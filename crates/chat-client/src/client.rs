@@ -2,13 +2,13 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
 use crate::cache::{CanonicalRequest, ChatMessage, ResponseCache};
 use crate::error::ClientError;
-use crate::mutator::LlmClient;
+use crate::retry_after::parse_retry_after;
 
 /// How to reach the model. Defaults: API key from `OPENAI_API_KEY` (no `Authorization` header
 /// when unset, as local servers need none), 60 s timeout, 3 retries with backoff from 0.5 s to
@@ -105,7 +105,7 @@ impl ChatClient {
         if base.starts_with("https://") {
             if !cfg!(feature = "tls") {
                 return Err(ClientError::Config(format!(
-                    "{base}: https needs capkit built with the `tls` feature"
+                    "{base}: https needs capkit-chat's `tls` feature (capkit: `--features tls`)"
                 )));
             }
         } else if !base.starts_with("http://") {
@@ -245,8 +245,8 @@ impl ChatClient {
         }
     }
 
-    /// One attempt: the reply text, or the error and the server's `Retry-After` seconds.
-    fn attempt(&self, body: &[u8]) -> Result<String, (ClientError, Option<u64>)> {
+    /// One attempt: the reply text, or the error and the server's `Retry-After` delay.
+    fn attempt(&self, body: &[u8]) -> Result<String, (ClientError, Option<Duration>)> {
         self.attempts.fetch_add(1, Ordering::Relaxed);
         let mut request = self
             .agent
@@ -262,7 +262,7 @@ impl ChatClient {
             .headers()
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
+            .and_then(|v| parse_retry_after(v, SystemTime::now()));
         let text = response
             .body_mut()
             .read_to_string()
@@ -321,8 +321,12 @@ impl ChatClient {
     }
 }
 
-impl LlmClient for ChatClient {
-    fn generate(&self, prompt: &str) -> Result<String, ClientError> {
+impl ChatClient {
+    /// The reply to `prompt`: from the cache when it holds the request, otherwise from the
+    /// server (retrying 408, 429, 5xx, connection failures and timeouts up to
+    /// `max_retries` times, waiting the backoff delay or the server's `Retry-After`, whichever
+    /// is longer, capped at `backoff_max`), then stored in the cache.
+    pub fn complete(&self, prompt: &str) -> Result<String, ClientError> {
         let request = self.request(prompt);
         if let Some(reply) = self.cache.as_ref().and_then(|c| c.get(&request)) {
             self.cache_hits.fetch_add(1, Ordering::Relaxed);
@@ -346,8 +350,8 @@ impl LlmClient for ChatClient {
                         });
                     }
                     let mut delay = self.backoff_delay(&key, retry);
-                    if let Some(secs) = retry_after {
-                        delay = delay.max(Duration::from_secs(secs).min(self.config.backoff_max));
+                    if let Some(wait) = retry_after {
+                        delay = delay.max(wait.min(self.config.backoff_max));
                     }
                     std::thread::sleep(delay);
                     retry += 1;
