@@ -11,7 +11,7 @@
 //!   and both licence files in each; prints each `.crate`'s size.
 //! * `fuzz-smoke`: 15 s of every fuzz target (`fuzz/`, cargo-fuzz on nightly), from the
 //!   committed seeds; skipped with a printed line when nightly or cargo-fuzz is missing.
-//! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, tests, docs, goldens, the
+//! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, capkit-chat with `tls` against a local https server, tests, docs, goldens, the
 //!   golden self-test, cargo deny).
 //!
 //! A golden test is any test whose name contains `golden` (the libtest filter `golden` selects
@@ -622,6 +622,34 @@ fn ci() -> Result<()> {
             "--",
             "-D",
             "warnings",
+        ],
+    )?;
+    // capkit-chat's https path: its `tls` feature is opt-in (ring is a C build), so the
+    // workspace lint and test runs above and below do not compile it.
+    step(
+        "lint (https client)",
+        &[
+            "clippy",
+            "-p",
+            "capkit-chat",
+            "--features",
+            "tls",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    step(
+        "https client against a local TLS server",
+        &[
+            "test",
+            "-p",
+            "capkit-chat",
+            "--features",
+            "tls",
+            "--test",
+            "tls",
         ],
     )?;
     readme_snippets()?;

@@ -39,6 +39,10 @@ pub struct ChatConfig {
     pub system_prompt: Option<String>,
     /// Honour the `HTTP_PROXY`/`HTTPS_PROXY`/`ALL_PROXY`/`NO_PROXY` environment variables.
     pub proxy_from_env: bool,
+    /// DER certificates to trust for https *instead of* the bundled Mozilla roots (a private CA,
+    /// or a self-signed server such as a local vLLM); empty: the Mozilla roots. Used only with
+    /// feature `tls`.
+    pub root_certificates: Vec<Vec<u8>>,
 }
 
 impl ChatConfig {
@@ -57,6 +61,7 @@ impl ChatConfig {
             max_tokens: None,
             system_prompt: None,
             proxy_from_env: true,
+            root_certificates: Vec::new(),
         }
     }
 }
@@ -120,16 +125,31 @@ impl ChatClient {
             .and_then(|name| std::env::var(name).ok())
             .filter(|k| !k.is_empty())
             .map(ApiKey);
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let builder = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
             .http_status_as_error(false)
             .proxy(if config.proxy_from_env {
                 ureq::Proxy::try_from_env()
             } else {
                 None
-            })
-            .build()
-            .into();
+            });
+        #[cfg(feature = "tls")]
+        let builder = if config.root_certificates.is_empty() {
+            builder
+        } else {
+            use ureq::tls::{Certificate, RootCerts, TlsConfig};
+            let roots: Vec<Certificate<'static>> = config
+                .root_certificates
+                .iter()
+                .map(|der| Certificate::from_der(der).to_owned())
+                .collect();
+            builder.tls_config(
+                TlsConfig::builder()
+                    .root_certs(RootCerts::from(roots))
+                    .build(),
+            )
+        };
+        let agent: ureq::Agent = builder.build().into();
         Ok(ChatClient {
             config,
             endpoint,
