@@ -77,6 +77,15 @@ def call(impl, workload, rng="chacha"):
 
 
 def rss_mib():
+    """Peak RSS of this process image. VmHWM, not ru_maxrss: Linux carries ru_maxrss across
+    exec, so a child started by a big parent would inherit the parent's peak."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
