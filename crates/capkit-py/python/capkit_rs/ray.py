@@ -126,15 +126,21 @@ def _map(ds: Any, side: str, task: str, m: Any) -> Any:
     return ds.map_batches(side_fn, **options)
 
 
-def _shards(texts: Any, shards: int) -> List[List[str]]:
-    """The texts in `shards` contiguous shards (a Ray Dataset is streamed through in order)."""
-    if hasattr(texts, "iter_batches"):
-        items = [str(t) for b in texts.iter_batches(batch_format="numpy") for t in b["text"]]
+def _shards(items: Any, shards: int, column: str = "text") -> List[List[str]]:
+    """`items` (a list, or a Ray Dataset streamed through in order, read from `column`) in
+    `shards` contiguous shards."""
+    if hasattr(items, "iter_batches"):
+        flat = [str(t) for b in items.iter_batches(batch_format="numpy") for t in b[column]]
     else:
-        items = [str(t) for t in texts]
-    shards = max(1, min(shards, len(items) or 1))
-    size = -(-len(items) // shards) if items else 0
-    return [items[i * size : (i + 1) * size] for i in range(shards)]
+        flat = [str(t) for t in items]
+    shards = max(1, min(shards, len(flat) or 1))
+    size = -(-len(flat) // shards) if flat else 0
+    return [flat[i * size : (i + 1) * size] for i in range(shards)]
+
+
+def _decode(task: str, value: Any) -> Any:
+    """A prediction as the worker encoded it: a label's str() form, or a record's JSON."""
+    return str(value) if task == "classify" else json.loads(value)
 
 
 def profile(
@@ -187,7 +193,7 @@ def profile(
         answers = {"student": dict(probe_answers["student"]), "teacher": dict(probe_answers["teacher"])}
         for side in ("student", "teacher"):
             for text, value in zip(group["text"], group[side]):
-                answers[side][str(text)] = str(value) if task == "classify" else json.loads(value)
+                answers[side][str(text)] = _decode(task, value)
         report = _report(task, answers, ray.get(refs[shard]), suite, field_list, options)
         return {"shard": [shard], "report": [json.dumps(report)]}
 
@@ -229,8 +235,7 @@ def _collect(ds: Any, task: str) -> Dict[int, Dict[str, Dict[str, Any]]]:
     for row in rows:
         lookup = out.setdefault(int(row["shard"]), {"student": {}, "teacher": {}})
         for side in ("student", "teacher"):
-            value = row[side]
-            lookup[side][str(row["text"])] = str(value) if task == "classify" else json.loads(value)
+            lookup[side][str(row["text"])] = _decode(task, row[side])
     return out
 
 
@@ -266,16 +271,6 @@ def _unwrap(exc: BaseException) -> BaseException:
 
 
 # --- typo corpora -------------------------------------------------------------------------------
-
-
-def _name_shards(names: Any, shards: int) -> List[List[str]]:
-    if hasattr(names, "iter_batches"):
-        items = [str(n) for b in names.iter_batches(batch_format="numpy") for n in b["name"]]
-    else:
-        items = [str(n) for n in names]
-    shards = max(1, min(shards, len(items) or 1))
-    size = -(-len(items) // shards) if items else 0
-    return [items[i * size : (i + 1) * size] for i in range(shards)]
 
 
 def _emit_shard(names: List[str], settings: Dict[str, Any]) -> Any:
@@ -324,7 +319,7 @@ def typo_corpus(
     import ray.data
 
     settings = _typo_settings(tasks, source, ratio, salt, split, with_empty, drop_unrepresentable)
-    refs = [ray.put(part) for part in _name_shards(names, shards)]
+    refs = [ray.put(part) for part in _shards(names, shards, "name")]
 
     def rows(row: Dict[str, Any]) -> List[Dict[str, Any]]:
         shard = int(row["shard"])
@@ -371,7 +366,7 @@ def write_typo_jsonl(
     from .typo import Fingerprinter, fingerprint
 
     settings = _typo_settings(tasks, source, ratio, salt, split, with_empty, drop_unrepresentable)
-    parts = _name_shards(names, shards)
+    parts = _shards(names, shards, "name")
     os.makedirs(out_dir, exist_ok=True)
     corpus = Fingerprinter()
     manifest: List[Dict[str, Any]] = []
