@@ -5,7 +5,6 @@
 //! writes one result per line. Exit codes: 0 when every case ran, 1 when any case errored (the
 //! count is on stderr) or the input could not be read, 2 usage.
 
-use std::fs::File;
 use std::io::{BufWriter, IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -128,14 +127,14 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     } else {
         ProgressBar::hidden()
     };
-    // Results are written as they come (in dataset order), so an interrupted run keeps every
-    // finished prefix, and memory holds only a bounded window of results.
+    // Results are written as they come (in dataset order), so memory holds only a bounded
+    // window of results; they go to a temporary file renamed over `--out` at the end, so an
+    // interrupted or failed run leaves the previous file intact and no partial one (a rerun
+    // with `--cache-dir` replays every reply already received).
     let mut out = match &args.out {
         Some(path) => Some((
             path,
-            BufWriter::new(
-                File::create(path).with_context(|| format!("{}: cannot create", path.display()))?,
-            ),
+            BufWriter::new(crate::outfile::AtomicFile::create(path, "--out")?),
         )),
         None => None,
     };
@@ -169,9 +168,10 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     if let Some(e) = write_error {
         return Err(e);
     }
-    if let Some((path, mut w)) = out {
-        w.flush()
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+    if let Some((path, w)) = out {
+        w.into_inner()
+            .map_err(|e| anyhow::anyhow!("{}: cannot write: {}", path.display(), e.error()))?
+            .commit()?;
     }
 
     let summary = summary.finish();

@@ -142,6 +142,17 @@ impl AtomicFile {
     }
 }
 
+/// Writes go to the temporary file (wrap it in a `BufWriter` for many small writes).
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.as_file_mut().write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.as_file_mut().flush()
+    }
+}
+
 /// Writes `bytes` to `dest` atomically (see [`AtomicFile`]).
 pub(crate) fn write(dest: &Path, flag: &str, bytes: &[u8]) -> anyhow::Result<()> {
     let mut file = AtomicFile::create(dest, flag)?;

@@ -242,3 +242,50 @@ fn profile_out_is_checked_before_the_models_start() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stderr(&out), "capkit: --out d: is a directory\n");
 }
+
+/// A chat-completions server that accepts connections and never answers, counting them.
+fn serve_nothing() -> (String, std::sync::mpsc::Receiver<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+            let _ = tx.send(());
+        }
+    });
+    (base, rx)
+}
+
+#[test]
+fn an_interrupted_mutator_eval_keeps_the_previous_out_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = root().join("crates/mutator-eval/examples/cases.jsonl");
+    fs::write(dir.path().join("results.jsonl"), "old\n").unwrap();
+    let (base, connected) = serve_nothing();
+    let mut child = capkit(dir.path())
+        .args(["mutator", "eval"])
+        .arg(&cases)
+        .args(["--base-url", &base, "--model", "m", "--no-cache"])
+        .args(["--timeout", "120", "--concurrency", "1"])
+        .args(["--out", "results.jsonl"])
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("HTTP_PROXY")
+        .env_remove("http_proxy")
+        .env_remove("ALL_PROXY")
+        .env_remove("all_proxy")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first request is in flight: the run has started writing.
+    connected.recv_timeout(Duration::from_secs(60)).unwrap();
+    signal(&child, "TERM");
+    assert!(!child.wait().unwrap().success());
+    assert_eq!(
+        fs::read_to_string(dir.path().join("results.jsonl")).unwrap(),
+        "old\n"
+    );
+    assert_eq!(others(dir.path(), &["results.jsonl"]), Vec::<String>::new());
+}

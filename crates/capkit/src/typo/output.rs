@@ -26,17 +26,6 @@ enum Inner {
     Spooled(BufWriter<File>),
 }
 
-/// Lets a `BufWriter` write into the temporary file of an [`AtomicFile`].
-impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.as_file_mut().write(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.as_file_mut().flush()
-    }
-}
-
 /// The output of `emit`: write to it, then [`Sink::commit`]; dropping it uncommitted discards
 /// everything written.
 pub(crate) struct Sink {
