@@ -1,6 +1,7 @@
 //! The documents a page is made of, recognised from their JSON.
 
 use profile_stats::{COMPARISON_FORMAT, Comparison, ProfileReport, REPORT_FORMAT};
+use profile_types::value::json_kind;
 use profile_types::{FieldBreakdown, TypoScoreReport};
 use serde::Deserialize;
 use serde_json::Value;
@@ -89,7 +90,7 @@ impl Document {
     pub fn from_json(json: &Value) -> Result<Document, Error> {
         let Value::Object(obj) = json else {
             return Err(Error::Unrecognised {
-                found: format!("a JSON {}", kind(json)),
+                found: json_kind(json).to_owned(),
             });
         };
         match obj.get("format") {
@@ -155,17 +156,6 @@ fn parse<T: serde::de::DeserializeOwned>(v: &Value, at: &str) -> Result<T, Error
     })
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,7 +166,7 @@ mod tests {
         let e = Document::from_json(&json!([1]))
             .err()
             .map(|e| e.to_string());
-        assert!(e.is_some_and(|e| e.contains("a JSON array")));
+        assert!(e.is_some_and(|e| e.contains("on: an array;")));
         let e = Document::from_json(&json!({"format": "x/1"}))
             .err()
             .map(|e| e.to_string());

@@ -5,7 +5,7 @@ use profile_types::value::{py_str, py_truthy};
 use serde_json::{Map, Value};
 
 use crate::Error;
-use crate::error::json_type;
+use profile_types::value::json_kind;
 
 /// Checks one extracted record against its source text.
 ///
@@ -24,7 +24,7 @@ pub fn validate_extraction_schema<F: AsRef<str>>(
 ) -> Result<SchemaCheck, Error> {
     let Value::Object(record) = record else {
         return Err(Error::RecordNotAnObject {
-            got: json_type(record),
+            got: json_kind(record),
         });
     };
     Ok(check(record, source_text, fields))

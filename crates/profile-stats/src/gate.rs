@@ -31,6 +31,7 @@
 
 use std::fmt;
 
+use profile_types::value::json_kind;
 use serde_json::Value;
 
 use crate::Error;
@@ -177,7 +178,7 @@ impl Gate {
                     (false, Value::Object(_) | Value::Array(_)) => {
                         format!("`{}` has no `{segment}`", render(prefix))
                     }
-                    (false, other) => format!("`{}` is {}", render(prefix), kind(other)),
+                    (false, other) => format!("`{}` is {}", render(prefix), json_kind(other)),
                 },
                 valid: children(prefix, current),
             })?;
@@ -192,7 +193,7 @@ impl Gate {
             }
             other => Err(Error::NotANumber {
                 path: self.path(),
-                what: kind(other).into(),
+                what: json_kind(other).into(),
                 hint: match other {
                     Value::Null => " (an estimate without texts)".into(),
                     Value::Object(_) | Value::Array(_) => {
@@ -287,17 +288,6 @@ fn render(path: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(".")
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The paths one step below `prefix` (at most 40, then how many more).

@@ -12,6 +12,9 @@
 //!   (`1 == 1.0 == true`), a string never equals a number, objects ignore key order, arrays do not.
 //! * [`py_truthy`]: Python truthiness. Falsy are `null`, `false`, `0`, `0.0`, `""`, `[]`, `{}`.
 //!
+//! [`json_kind`] names a value's JSON type for error messages ("expected …, got a string"), so
+//! every crate words a wrong-typed input the same way.
+//!
 //! ```
 //! use profile_types::value::{py_eq, py_str, py_truthy};
 //! use serde_json::json;
@@ -264,6 +267,27 @@ pub fn py_truthy(value: &Value) -> bool {
         Value::String(s) => !s.is_empty(),
         Value::Array(a) => !a.is_empty(),
         Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// The JSON type of `value` with its article, for error messages: `null`, `a boolean`,
+/// `a number`, `a string`, `an array`, `an object`.
+///
+/// ```
+/// use profile_types::value::json_kind;
+/// use serde_json::json;
+///
+/// assert_eq!(json_kind(&json!([1])), "an array");
+/// assert_eq!(json_kind(&json!(null)), "null");
+/// ```
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 

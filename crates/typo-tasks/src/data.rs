@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use profile_types::value::json_kind;
 use serde_json::{Map, Value};
 
 use crate::{Error, Keyboard};
@@ -63,7 +64,7 @@ impl Data {
         let Value::Object(object) = value else {
             return Err(Error::field(
                 "(top level)",
-                format!("expected an object, found {}", kind(&value)),
+                format!("expected an object, found {}", json_kind(&value)),
             ));
         };
         Data::from_json_object(&object)
@@ -149,22 +150,11 @@ fn parse_english() -> Result<Data, Error> {
     Ok(data.with_keyboard(Keyboard::default()))
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn string_list(value: &Value, path: &str) -> Result<Vec<String>, Error> {
     let Value::Array(items) = value else {
         return Err(Error::field(
             path,
-            format!("expected an array of strings, found {}", kind(value)),
+            format!("expected an array of strings, found {}", json_kind(value)),
         ));
     };
     items
@@ -174,7 +164,7 @@ fn string_list(value: &Value, path: &str) -> Result<Vec<String>, Error> {
             Value::String(s) => Ok(s.clone()),
             other => Err(Error::field(
                 format!("{path}[{i}]"),
-                format!("expected a string, found {}", kind(other)),
+                format!("expected a string, found {}", json_kind(other)),
             )),
         })
         .collect()
@@ -184,7 +174,10 @@ fn groups(value: &Value, path: &str) -> Result<Vec<Vec<String>>, Error> {
     let Value::Array(items) = value else {
         return Err(Error::field(
             path,
-            format!("expected an array of string arrays, found {}", kind(value)),
+            format!(
+                "expected an array of string arrays, found {}",
+                json_kind(value)
+            ),
         ));
     };
     items
@@ -198,7 +191,10 @@ fn string_map(value: &Value, path: &str) -> Result<BTreeMap<String, Vec<String>>
     let Value::Object(entries) = value else {
         return Err(Error::field(
             path,
-            format!("expected an object of string arrays, found {}", kind(value)),
+            format!(
+                "expected an object of string arrays, found {}",
+                json_kind(value)
+            ),
         ));
     };
     entries

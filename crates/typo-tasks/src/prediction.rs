@@ -5,6 +5,7 @@
 //! empty answer and silently cost the model its recall. Every such row is refused, naming the
 //! field; only a corpus example with no row at all counts as "no prediction".
 
+use profile_types::value::json_kind;
 use serde_json::Value;
 
 use crate::{HarnessError, Variant};
@@ -22,17 +23,6 @@ pub struct Prediction {
 
 /// The keys a prediction row may have.
 pub const PREDICTION_FIELDS: [&str; 3] = ["task", "input", "predict"];
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 fn bad(message: String) -> HarnessError {
     HarnessError::BadPrediction { message }
@@ -52,7 +42,7 @@ pub fn parse_prediction(line: &str) -> Result<Prediction, HarnessError> {
     let Value::Object(map) = v else {
         return Err(bad(format!(
             "expected an object with task, input and predict, found {}",
-            kind(&v)
+            json_kind(&v)
         )));
     };
     if let Some(key) = map
@@ -67,7 +57,7 @@ pub fn parse_prediction(line: &str) -> Result<Prediction, HarnessError> {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(other) => Err(bad(format!(
             "field \"{field}\": expected a string, found {}",
-            kind(other)
+            json_kind(other)
         ))),
         None => Err(bad(format!("field \"{field}\" is missing"))),
     };
@@ -88,7 +78,7 @@ pub fn parse_prediction(line: &str) -> Result<Prediction, HarnessError> {
                     other => {
                         return Err(bad(format!(
                             "field \"predict\"[{i}]: expected a string, found {}",
-                            kind(other)
+                            json_kind(other)
                         )));
                     }
                 }
@@ -98,7 +88,7 @@ pub fn parse_prediction(line: &str) -> Result<Prediction, HarnessError> {
         Some(other) => {
             return Err(bad(format!(
                 "field \"predict\": expected an array of strings, found {} ([] for none)",
-                kind(other)
+                json_kind(other)
             )));
         }
     };
