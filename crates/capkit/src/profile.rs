@@ -10,9 +10,9 @@
 //!   `--prompt-template`), the reply trimmed (classify) or parsed as a JSON object (extract);
 //! * `file:PREDICTIONS.jsonl` — precomputed `{"text", "label"}` lines.
 //!
-//! Answers of `cmd`, `http` and `openai` models are kept in a prediction cache on disk keyed by
-//! blake3(model identity, text), so re-profiling with another suite never re-asks a model about a
-//! text it has answered. The profile JSON is exactly the library's; `--with-run-info` adds a
+//! The adapters and the prediction cache are `model_adapters`' (crate `capkit-model-adapters`):
+//! answers of `cmd`, `http` and `openai` models are kept on disk keyed by blake3(model identity,
+//! text), so re-profiling with another suite never re-asks a model about a text it has answered. The profile JSON is exactly the library's; `--with-run-info` adds a
 //! separate top-level `"run"` block. Nothing is written to `--out` unless the whole profile was
 //! computed. `capkit profile default-suite` prints the default suite; `capkit profile texts`
 //! lists every text a run would send (to precompute `file:` predictions).
@@ -24,20 +24,14 @@
 //! on conditions over a report's figures. Exit codes: 0 ok, 1 failed (one-line error), 2 usage
 //! (and, for `gate` only, a gate that failed: its usage errors are 1).
 
-mod cache;
-mod cmd;
 mod compare;
-mod file;
 mod gate;
-mod http;
 mod merge;
 mod model;
-mod openai;
 mod output;
 mod progress;
 mod report;
 mod run_info;
-mod spec;
 mod suite;
 mod texts;
 
@@ -48,9 +42,10 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 
-use crate::profile::model::{CliModel, Settings, Task};
+use model_adapters::{ModelSpec, Settings, Task};
+
+use crate::profile::model::CliModel;
 use crate::profile::progress::Progress;
-use crate::profile::spec::ModelSpec;
 
 /// Arguments of `capkit profile`.
 #[derive(Debug, clap::Args)]
@@ -187,9 +182,16 @@ fn parse_chunk_size(s: &str) -> Result<usize, String> {
     }
 }
 
+/// How a run reaches its models: the adapters' settings, and the prediction cache's directory
+/// (`None`: `--no-cache`).
+struct Reach {
+    settings: Settings,
+    cache_dir: Option<PathBuf>,
+}
+
 impl RunArgs {
     /// The adapters' settings for `task`.
-    fn settings(&self, task: Task) -> anyhow::Result<Settings> {
+    fn settings(&self, task: Task) -> anyhow::Result<Reach> {
         if !(self.timeout.is_finite() && self.timeout > 0.0) {
             bail!("--timeout must be a positive number of seconds");
         }
@@ -198,7 +200,7 @@ impl RunArgs {
         } else {
             Some(match &self.cache_dir {
                 Some(dir) => dir.clone(),
-                None => cache::default_dir(),
+                None => model_adapters::default_cache_dir(),
             })
         };
         let prompt_template = match &self.prompt_template {
@@ -208,7 +210,7 @@ impl RunArgs {
             ),
             None => None,
         };
-        Ok(Settings {
+        let settings = Settings {
             task,
             batch_size: self.batch_size as usize,
             concurrency: usize::from(self.concurrency),
@@ -217,6 +219,11 @@ impl RunArgs {
             base_url: self.base_url.clone(),
             api_key_env: self.api_key_env.clone(),
             prompt_template,
+            // openai: replies beside the predictions, keyed by the exact request.
+            reply_cache: cache_dir.as_ref().map(|dir| dir.join("chat")),
+        };
+        Ok(Reach {
+            settings,
             cache_dir,
         })
     }
@@ -235,13 +242,24 @@ fn checked_fields(fields: &[String]) -> anyhow::Result<Vec<String>> {
 fn open_model(
     raw: &str,
     flag: &str,
-    settings: &Settings,
+    reach: &Reach,
     side: suite_core::Side,
     progress: &Rc<Progress>,
 ) -> anyhow::Result<(ModelSpec, CliModel)> {
     let spec = ModelSpec::parse(raw).with_context(|| flag.to_owned())?;
-    let model = CliModel::open(&spec, settings, side, Rc::clone(progress))
-        .with_context(|| flag.to_owned())?;
+    if matches!(spec, ModelSpec::OpenAi { .. }) && reach.settings.prompt_template.is_none() {
+        bail!(
+            "{flag}: model `{spec}` needs --prompt-template FILE (a prompt with a {{text}} slot)"
+        );
+    }
+    let model = CliModel::open(
+        &spec,
+        &reach.settings,
+        reach.cache_dir.as_deref(),
+        side,
+        Rc::clone(progress),
+    )
+    .with_context(|| flag.to_owned())?;
     Ok((spec, model))
 }
 
@@ -410,7 +428,7 @@ fn profile_report(
 }
 
 fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<ExitCode> {
-    let settings = args.run.settings(task)?;
+    let reach = args.run.settings(task)?;
     let stats = if args.report {
         Some(report::settings(args.level, args.break_even)?)
     } else {
@@ -432,14 +450,14 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
     let (student_spec, student) = open_model(
         &args.student,
         "--student",
-        &settings,
+        &reach,
         suite_core::Side::Student,
         progress,
     )?;
     let (teacher_spec, teacher) = open_model(
         &args.teacher,
         "--teacher",
-        &settings,
+        &reach,
         suite_core::Side::Teacher,
         progress,
     )?;
@@ -487,7 +505,7 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
             texts_count: texts.count,
             student: &student_spec,
             teacher: &teacher_spec,
-            settings: &settings,
+            settings: &reach.settings,
         };
         map.insert("run".to_owned(), run.to_json());
     }

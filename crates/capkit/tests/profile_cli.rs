@@ -1,17 +1,16 @@
 //! `capkit profile` end to end: subprocess models in Rust (the `jsonl_model` example) and Python,
 //! http: and openai: models against a server on 127.0.0.1, the prediction cache, and every
-//! failure mode's one-line error (insta snapshots).
+//! failure mode's one-line error (insta snapshots). The adapters themselves are tested in
+//! `capkit-model-adapters`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 
-use scenario_rules::RuleModel;
+use scenario_rules::{RuleModel, model_server, serve};
 use serde_json::{Value, json};
-use suite_core::{Model, SuiteSpec};
+use suite_core::SuiteSpec;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/profile")
@@ -697,57 +696,6 @@ fn a_failed_run_leaves_an_existing_profile_untouched() {
 
 // ---- http: and openai: models against a server on 127.0.0.1 ----
 
-type Handler = dyn Fn(&str, &Value) -> (u16, String) + Send + Sync;
-
-/// Serves every connection on its own thread (one request per connection); returns the address
-/// and the bodies received.
-fn serve(handler: Arc<Handler>) -> (String, Arc<Mutex<Vec<Value>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = format!("http://{}", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { return };
-            let handler = Arc::clone(&handler);
-            let log = Arc::clone(&log);
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut request_line = String::new();
-                reader.read_line(&mut request_line).unwrap();
-                let path = request_line.split(' ').nth(1).unwrap_or("").to_owned();
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    reader.read_line(&mut line).unwrap();
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some((k, v)) = line.split_once(':')
-                        && k.eq_ignore_ascii_case("content-length")
-                    {
-                        length = v.trim().parse().unwrap();
-                    }
-                }
-                let mut body = vec![0; length];
-                reader.read_exact(&mut body).unwrap();
-                let body: Value = serde_json::from_slice(&body).unwrap();
-                log.lock().unwrap().push(body.clone());
-                let (status, reply) = handler(&path, &body);
-                let mut stream = stream;
-                write!(
-                    stream,
-                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                    reply.len()
-                )
-                .unwrap();
-            });
-        }
-    });
-    (addr, seen)
-}
-
 /// A `{"texts"}` → `{"labels"|"records", "decisions"}` server for a scenario side.
 fn rule_server(s: &Value, side: &str) -> (String, Arc<Mutex<Vec<Value>>>) {
     let model = RuleModel::from_scenario(&s[side]).unwrap();
@@ -756,60 +704,33 @@ fn rule_server(s: &Value, side: &str) -> (String, Arc<Mutex<Vec<Value>>>) {
     } else {
         "records"
     };
-    serve(Arc::new(move |_, body| {
-        let texts: Vec<&str> = body["texts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t.as_str().unwrap())
-            .collect();
-        let labels = model.predict_batch(&texts).unwrap();
-        let mut reply = json!({ key: labels });
-        if let Some(decisions) = model.decide_batch(&texts) {
-            let decisions: Vec<Value> = decisions
-                .unwrap()
-                .into_iter()
-                .map(|d| match d {
-                    suite_core::Decision::Escalate => Value::Null,
-                    suite_core::Decision::Answer(v) => v,
-                })
-                .collect();
-            reply["decisions"] = json!(decisions);
-        }
-        (200, reply.to_string())
-    }))
+    serve(model_server(Arc::new(model), key))
 }
 
+/// `--batch-size` and `--concurrency` reach the http: adapter (that its answers do not depend
+/// on them is capkit-model-adapters' test `http_models_match_the_model_in_process_…`).
 #[test]
-fn http_models_match_the_library_for_any_batch_size_and_concurrency() {
+fn http_models_match_the_library_with_the_batch_size_and_concurrency_given() {
     for id in ["scenario_04", "scenario_08"] {
         let s = scenario(id);
         let suite = stand_in_suite(&s);
         let library = library_profile(&s, &suite);
-        for (batch, workers) in [("1", "1"), ("3", "4"), ("64", "8")] {
-            let (student_url, student_seen) = rule_server(&s, "student");
-            let (teacher_url, _) = rule_server(&s, "teacher");
-            let cli = cli_profile(
-                &s,
-                &suite,
-                &format!("http:{student_url}/predict"),
-                &format!("http:{teacher_url}/predict"),
-                &[
-                    "--no-cache",
-                    "--batch-size",
-                    batch,
-                    "--concurrency",
-                    workers,
-                ],
-            );
-            assert_eq!(cli, library, "{id} batch {batch} concurrency {workers}");
-            let seen = student_seen.lock().unwrap();
-            let size: usize = batch.parse().unwrap();
-            assert!(
-                seen.iter()
-                    .all(|b| b["texts"].as_array().unwrap().len() <= size)
-            );
-        }
+        let (student_url, student_seen) = rule_server(&s, "student");
+        let (teacher_url, _) = rule_server(&s, "teacher");
+        let cli = cli_profile(
+            &s,
+            &suite,
+            &format!("http:{student_url}/predict"),
+            &format!("http:{teacher_url}/predict"),
+            &["--no-cache", "--batch-size", "3", "--concurrency", "4"],
+        );
+        assert_eq!(cli, library, "{id}");
+        let seen = student_seen.lock().unwrap();
+        assert!(seen.len() > 1);
+        assert!(
+            seen.iter()
+                .all(|b| b["texts"].as_array().unwrap().len() <= 3)
+        );
     }
 }
 

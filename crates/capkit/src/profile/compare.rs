@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::bail;
+use model_adapters::Task;
 use suite_core::{Model, Side};
 
-use crate::profile::model::Task;
 use crate::profile::{Inputs, RunArgs, checked_fields, flat, open_model, report, run_info};
 
 /// Which profile a comparison computes.
@@ -70,7 +70,7 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     if args.students.len() < 2 {
         bail!("give at least two --student models to compare");
     }
-    let settings = args.run.settings(task)?;
+    let reach = args.run.settings(task)?;
     let stats = report::settings(args.level, args.break_even)?;
     let inputs = Inputs::load(
         &args.texts,
@@ -86,16 +86,11 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         suite,
         ..
     } = &inputs;
-    let (teacher_spec, teacher) = open_model(
-        &args.teacher,
-        "--teacher",
-        &settings,
-        Side::Teacher,
-        progress,
-    )?;
+    let (teacher_spec, teacher) =
+        open_model(&args.teacher, "--teacher", &reach, Side::Teacher, progress)?;
     let mut students = Vec::with_capacity(args.students.len());
     for raw in &args.students {
-        let (spec, model) = open_model(raw, "--student", &settings, Side::Student, progress)?;
+        let (spec, model) = open_model(raw, "--student", &reach, Side::Student, progress)?;
         let name = spec.to_string();
         if students.iter().any(|(n, _, _): &(String, _, _)| *n == name) {
             bail!("--student {name} is given twice");
@@ -150,7 +145,7 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
                     texts_count: texts.count,
                     student: spec,
                     teacher: &teacher_spec,
-                    settings: &settings,
+                    settings: &reach.settings,
                 }
                 .to_json()
             })

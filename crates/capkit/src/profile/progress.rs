@@ -5,9 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use model_adapters::Task;
 use suite_core::{Side, SuiteSpec};
-
-use crate::profile::model::Task;
 
 /// Knows the stage of each model call: the wrapped transforms record the stage they belong to
 /// (see `suite::build`); calls before any transform are the probes (classify with probes) and

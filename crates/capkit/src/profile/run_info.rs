@@ -1,9 +1,8 @@
 //! The `"run"` block of `--with-run-info`: what produced the profile (never secrets).
 
+use model_adapters::{ModelSpec, Settings, Task, scrub_userinfo};
 use serde_json::{Value, json};
 
-use crate::profile::model::{Settings, Task};
-use crate::profile::spec::{ModelSpec, scrub_userinfo};
 use crate::profile::suite::SuiteSource;
 
 pub(crate) struct RunInfo<'a> {

@@ -4,8 +4,10 @@
 use chat_client::{ChatClient, ChatConfig, ResponseCache};
 use serde_json::Value;
 
-use crate::profile::model::{Answer, Backend, Settings, Task, check_record, gather_ordered, short};
-use crate::profile::spec::scrub_userinfo;
+use crate::backend::{Answer, Backend, gather_ordered, protocol_message, short};
+use crate::error::Error;
+use crate::settings::{Settings, Task};
+use crate::spec::scrub_userinfo;
 
 pub(crate) struct OpenAiBackend {
     name: String,
@@ -24,23 +26,28 @@ impl OpenAiBackend {
         model: &str,
         base_url: &str,
         settings: &Settings,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, Error> {
+        let config_error = |problem: String| Error::Config {
+            model: name.to_owned(),
+            problem,
+        };
         let Some(template) = settings.prompt_template.clone() else {
-            anyhow::bail!(
-                "model `{name}` needs --prompt-template FILE (a prompt with a {{text}} slot)"
-            );
+            return Err(config_error(
+                "needs a prompt template (a prompt with a {text} slot)".to_owned(),
+            ));
         };
         if !template.contains("{text}") {
-            anyhow::bail!("model `{name}`: the prompt template has no {{text}} slot");
+            return Err(config_error(
+                "the prompt template has no {text} slot".to_owned(),
+            ));
         }
         let mut config = ChatConfig::new(base_url, model);
         config.api_key_env = Some(settings.api_key_env.clone());
         config.timeout = settings.timeout;
         config.max_retries = settings.retries;
-        let mut client =
-            ChatClient::new(config).map_err(|e| anyhow::anyhow!("model `{name}`: {e}"))?;
-        if let Some(dir) = &settings.cache_dir {
-            client = client.with_cache(ResponseCache::new(dir.join("chat")));
+        let mut client = ChatClient::new(config).map_err(|e| config_error(e.to_string()))?;
+        if let Some(dir) = &settings.reply_cache {
+            client = client.with_cache(ResponseCache::new(dir));
         }
         Ok(OpenAiBackend {
             name: name.to_owned(),
@@ -54,24 +61,26 @@ impl OpenAiBackend {
         })
     }
 
-    fn one(&self, text: &str, id: u64) -> Result<Answer, String> {
+    fn one(&self, text: &str, id: u64) -> Result<Answer, Error> {
         let name = &self.name;
         let prompt = self.template.replace("{text}", text);
         let reply = self
             .client
             .complete(&prompt)
-            .map_err(|e| format!("`{name}` (text id {id}): {e}"))?;
+            .map_err(|e| Error::Model(format!("`{name}` (text id {id}): {e}")))?;
         let output = match self.task {
             Task::Classify => Value::String(reply.trim().to_owned()),
             Task::Extract => {
                 let body = strip_fence(reply.trim());
                 let value: Value = serde_json::from_str(body).map_err(|e| {
-                    format!(
+                    Error::Model(format!(
                         "`{name}` (text id {id}): the reply is not a JSON object ({e}): {}",
                         short(reply.trim())
-                    )
+                    ))
                 })?;
-                check_record(self.task, &value, &|| format!("`{name}` (text id {id})"))?;
+                suite_core::check_output(self.task.answer_kind(), &value).map_err(|e| {
+                    Error::Model(format!("`{name}` (text id {id}): {}", protocol_message(&e)))
+                })?;
                 value
             }
         };
@@ -92,7 +101,7 @@ fn strip_fence(reply: &str) -> &str {
 }
 
 impl Backend for OpenAiBackend {
-    fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, String> {
+    fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, Error> {
         let first = self.sent;
         self.sent += texts.len() as u64;
         gather_ordered(

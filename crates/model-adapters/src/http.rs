@@ -7,8 +7,10 @@ use serde_json::json;
 
 use suite_core::ProtocolError;
 
-use crate::profile::model::{Answer, Backend, Settings, Task, gather_ordered, protocol_message};
-use crate::profile::spec::scrub_userinfo;
+use crate::backend::{Answer, Backend, count, gather_ordered, protocol_message, secs};
+use crate::error::Error;
+use crate::settings::{Settings, Task};
+use crate::spec::scrub_userinfo;
 
 pub(crate) struct HttpBackend {
     name: String,
@@ -25,12 +27,19 @@ pub(crate) struct HttpBackend {
 }
 
 impl HttpBackend {
-    pub(crate) fn new(name: &str, url: &str, settings: &Settings) -> anyhow::Result<Self> {
-        if url.starts_with("https://") && !cfg!(feature = "tls") {
-            anyhow::bail!("model `{name}`: https needs capkit built with the `tls` feature");
-        }
-        if !url.starts_with("http://") && !url.starts_with("https://") {
-            anyhow::bail!("model `{name}`: the URL must start with http:// or https://");
+    pub(crate) fn new(name: &str, url: &str, settings: &Settings) -> Result<Self, Error> {
+        let problem = if url.starts_with("https://") && !cfg!(feature = "tls") {
+            Some("https needs the `tls` feature (of capkit, or of capkit-model-adapters)")
+        } else if !url.starts_with("http://") && !url.starts_with("https://") {
+            Some("the URL must start with http:// or https://")
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(Error::Config {
+                model: name.to_owned(),
+                problem: problem.to_owned(),
+            });
         }
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(settings.timeout))
@@ -51,7 +60,7 @@ impl HttpBackend {
     }
 
     /// One request with retries: the answers for `texts` (ids from `first`).
-    fn post(&self, texts: &[&str], first: u64) -> Result<Vec<Answer>, String> {
+    fn post(&self, texts: &[&str], first: u64) -> Result<Vec<Answer>, Error> {
         let name = &self.name;
         let ids = format!("text ids {first}..{}", first + texts.len() as u64);
         let body = json!({ "texts": texts }).to_string();
@@ -78,10 +87,8 @@ impl HttpBackend {
                 }
                 Err(ureq::Error::Timeout(_)) => {
                     retryable = true;
-                    format!(
-                        "no answer within {} (--timeout)",
-                        super::cmd::secs(self.timeout)
-                    )
+                    // The flag of `capkit profile`, where most readers of this message are.
+                    format!("no answer within {} (--timeout)", secs(self.timeout))
                 }
                 Err(e) => {
                     retryable = true;
@@ -90,26 +97,25 @@ impl HttpBackend {
             };
             if !retryable || attempt >= self.retries {
                 let tries = if attempt > 0 {
-                    format!(
-                        " (after {})",
-                        crate::words::count(attempt as usize + 1, "attempt")
-                    )
+                    format!(" (after {})", count(u64::from(attempt) + 1, "attempt"))
                 } else {
                     String::new()
                 };
-                return Err(format!("`{name}` ({ids}): {error}{tries}"));
+                return Err(Error::Model(format!("`{name}` ({ids}): {error}{tries}")));
             }
             std::thread::sleep(Duration::from_millis(200u64 << attempt.min(6)));
             attempt += 1;
         };
         let answers = suite_core::parse_batch_answer(&reply, self.task.answer_kind(), texts.len())
-            .map_err(|e| match &e {
-                ProtocolError::InBatch { index, .. } => format!(
-                    "`{name}` (text id {}): {}",
-                    first + *index as u64,
-                    protocol_message(&e)
-                ),
-                _ => format!("`{name}` ({ids}): {}", protocol_message(&e)),
+            .map_err(|e| {
+                Error::Model(match &e {
+                    ProtocolError::InBatch { index, .. } => format!(
+                        "`{name}` (text id {}): {}",
+                        first + *index as u64,
+                        protocol_message(&e)
+                    ),
+                    _ => format!("`{name}` ({ids}): {}", protocol_message(&e)),
+                })
             })?;
         let out = answers
             .into_iter()
@@ -120,7 +126,7 @@ impl HttpBackend {
 }
 
 impl Backend for HttpBackend {
-    fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, String> {
+    fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, Error> {
         let first = self.sent;
         self.sent += texts.len() as u64;
         let batches: Vec<&[&str]> = texts.chunks(self.batch_size).collect();

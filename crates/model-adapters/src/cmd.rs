@@ -12,10 +12,11 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
-
-use crate::profile::model::{Answer, Backend, Settings, Task, protocol_message, short};
 use suite_core::ProtocolError;
+
+use crate::backend::{Answer, Backend, count, protocol_message, secs, short};
+use crate::error::Error;
+use crate::settings::{Settings, Task};
 
 /// What the stdout reader sends: complete lines, then the end.
 enum Chunk {
@@ -49,18 +50,29 @@ pub(crate) struct CmdBackend {
 
 impl CmdBackend {
     /// Starts the program (argv, never a shell).
-    pub(crate) fn start(name: &str, argv: &[String], settings: &Settings) -> anyhow::Result<Self> {
-        let (program, args) = argv.split_first().context("empty command")?;
+    pub(crate) fn start(name: &str, argv: &[String], settings: &Settings) -> Result<Self, Error> {
+        let Some((program, args)) = argv.split_first() else {
+            return Err(Error::Config {
+                model: name.to_owned(),
+                problem: "no program to start".to_owned(),
+            });
+        };
+        let failed = |source| Error::Start {
+            model: name.to_owned(),
+            program: program.clone(),
+            source,
+        };
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .with_context(|| format!("model `{name}`: cannot start `{program}`"))?;
+            .map_err(failed)?;
         let stdin = child.stdin.take();
-        let mut stdout = child.stdout.take().context("no stdout pipe")?;
-        let mut stderr = child.stderr.take().context("no stderr pipe")?;
+        let no_pipe = || failed(std::io::Error::other("no pipe to the process"));
+        let mut stdout = child.stdout.take().ok_or_else(no_pipe)?;
+        let mut stderr = child.stderr.take().ok_or_else(no_pipe)?;
         // Bounded: the reader runs at most a few chunks ahead of the parser.
         let (tx, rx) = sync_channel::<Chunk>(16);
         std::thread::spawn(move || {
@@ -177,7 +189,7 @@ impl CmdBackend {
 
     /// The next output line (without its line break), or an error when the process ended or
     /// went silent for the whole timeout.
-    fn next_line(&mut self, expected: u64) -> Result<(usize, usize), String> {
+    fn next_line(&mut self, expected: u64) -> Result<(usize, usize), Error> {
         loop {
             if let Some(nl) = self.buf[self.pos..].iter().position(|&b| b == b'\n') {
                 let start = self.pos;
@@ -194,10 +206,10 @@ impl CmdBackend {
                 }
                 let status = self.exit_status();
                 let stderr = self.last_stderr();
-                return Err(format!(
+                return Err(Error::Model(format!(
                     "`{}` exited ({status}) after {} output lines, before answering text id {expected}{stderr}",
                     self.name, self.line
-                ));
+                )));
             }
             match self.out.recv_timeout(self.timeout) {
                 Ok(Chunk::Lines(bytes)) => {
@@ -217,16 +229,19 @@ impl CmdBackend {
                 }
                 Ok(Chunk::Failed(e)) => {
                     self.kill();
-                    return Err(format!("`{}`: reading its output: {e}", self.name));
+                    return Err(Error::Model(format!(
+                        "`{}`: reading its output: {e}",
+                        self.name
+                    )));
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     self.kill();
-                    return Err(format!(
+                    return Err(Error::Model(format!(
                         "`{}`: no answer for text id {expected} within {} (after {}); did the model flush its output after each answer line?",
                         self.name,
                         secs(self.timeout),
-                        crate::words::count(self.line as usize, "output line")
-                    ));
+                        count(self.line, "output line")
+                    )));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     self.eof = true;
@@ -242,7 +257,7 @@ impl CmdBackend {
         n: usize,
         out: &mut Vec<Answer>,
         done: &mut dyn FnMut(u64),
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let end = first + n as u64;
         let mut expected = first;
         let mut since_report = 0u64;
@@ -262,14 +277,14 @@ impl CmdBackend {
                     | ProtocolError::InAnswer { id, .. } => *id,
                     _ => expected,
                 };
-                format!(
+                Error::Model(format!(
                     "`{name}`: output line {at} (text id {id}): {}",
                     protocol_message(&e)
-                )
+                ))
             })?;
             let id = answer.id;
             if id != expected {
-                return Err(if id < expected {
+                return Err(Error::Model(if id < expected {
                     format!(
                         "`{name}`: output line {at}: a second answer for text id {id} (expected text id {expected})"
                     )
@@ -281,16 +296,16 @@ impl CmdBackend {
                     format!(
                         "`{name}`: output line {at}: answer for unknown text id {id} (expected text id {expected})"
                     )
-                });
+                }));
             }
             let has = answer.decision.is_some();
             match self.decisions {
                 None => self.decisions = Some(has),
                 Some(before) if before != has => {
-                    return Err(format!(
+                    return Err(Error::Model(format!(
                         "`{name}`: output line {at} (text id {id}): {} \"decision\", unlike the first answer",
                         if has { "has a" } else { "has no" }
-                    ));
+                    )));
                 }
                 Some(_) => {}
             }
@@ -314,10 +329,6 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-pub(crate) fn secs(d: Duration) -> String {
-    format!("{} s", d.as_secs_f64())
-}
-
 /// Writes the request lines of `texts` (ids from `first`).
 fn write_requests(stdin: &mut ChildStdin, texts: &[&str], first: u64) -> std::io::Result<()> {
     let mut w = BufWriter::with_capacity(1 << 16, stdin);
@@ -332,12 +343,15 @@ fn write_requests(stdin: &mut ChildStdin, texts: &[&str], first: u64) -> std::io
 }
 
 impl Backend for CmdBackend {
-    fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, String> {
+    fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, Error> {
         let mut out = Vec::with_capacity(texts.len());
         let first = self.next_id;
         self.next_id += texts.len() as u64;
         let Some(mut stdin) = self.stdin.take() else {
-            return Err(format!("`{}` is no longer running", self.name));
+            return Err(Error::Model(format!(
+                "`{}` is no longer running",
+                self.name
+            )));
         };
         // A writer thread streams every line of the batch while this thread reads the answers.
         let (read, written) = std::thread::scope(|scope| {
@@ -360,13 +374,16 @@ impl Backend for CmdBackend {
             }
             (Ok(()), Err(_)) => {
                 self.kill();
-                return Err(format!("`{}`: the request writer failed", self.name));
+                return Err(Error::Model(format!(
+                    "`{}`: the request writer failed",
+                    self.name
+                )));
             }
         }
         Ok(out)
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), Error> {
         // End of input tells the model the run is over.
         self.stdin = None;
         let deadline = Instant::now() + Duration::from_secs(5);
