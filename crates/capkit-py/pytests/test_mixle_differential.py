@@ -247,3 +247,121 @@ def test_builtin_transforms_equal_mixle(t, rate, seed):
     )(t)
     assert capkit_rs.case_jitter_invariance(t) == mixle_cap.case_jitter_invariance(t)
     assert capkit_rs.whitespace_invariance(t) == mixle_cap.whitespace_invariance(t)
+
+
+# Models answering from a pool of Python objects, the same objects again and again: the profile
+# converts an object (or a record of the very same entry objects) once per batch and shares it,
+# which must never change a result.
+class _Str(str):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+class _Shown:
+    """A label whose str() is its own (upstream compares classifier labels by str())."""
+
+    def __init__(self, shown):
+        self.shown = shown
+
+    def __str__(self):
+        return self.shown
+
+
+atom = st.one_of(
+    label.filter(lambda v: not isinstance(v, dict)),
+    st.builds(_Str, st.sampled_from(["a", "1", "", "None"])),
+    st.builds(_Int, st.integers(-2, 2)),
+)
+entry_value = st.one_of(atom, st.lists(atom, max_size=2), st.dictionaries(st.sampled_from(["k", "n"]), atom, max_size=2))
+any_record = st.dictionaries(st.one_of(field_name, st.builds(_Str, field_name)), entry_value, max_size=4)
+# Records of the very same key objects in the same order, told apart by their values only.
+same_keys = st.lists(field_name, unique=True, min_size=1, max_size=4).flatmap(
+    lambda keys: st.lists(
+        st.lists(entry_value, min_size=len(keys), max_size=len(keys)).map(lambda vs: dict(zip(keys, vs))),
+        min_size=1,
+        max_size=4,
+    )
+)
+record_pool = st.one_of(same_keys, st.lists(any_record, min_size=1, max_size=4))
+# The student and teacher answer from one pool (as shared objects on one side, rebuilt as new
+# objects on the other, any conflation of two records shows) or from a pool each.
+record_pools = st.one_of(record_pool.map(lambda p: (p, p)), st.tuples(record_pool, record_pool))
+shape = st.sampled_from(["same", "copy", "reversed", "rebuilt"])
+
+
+def _pick(pool, shapes, t):
+    n = sum(map(ord, t))
+    return pool[n % len(pool)], shapes[(n // len(pool)) % len(shapes)]
+
+
+def _shaped(item, how):
+    if how == "same":
+        return item
+    if isinstance(item, dict):
+        if how == "copy":
+            return dict(item)
+        if how == "reversed":
+            return dict(reversed(list(item.items())))
+        # Equal keys and values, but new objects where Python makes new ones.
+        return {"".join(k): ("".join(v) if type(v) is str else v) for k, v in item.items()}
+    if isinstance(item, list):
+        return list(item)
+    if type(item) is str and how == "rebuilt":
+        return "".join(list(item))
+    return item
+
+
+def pooled(pool, shapes, per_item):
+    def one(t):
+        return _shaped(*_pick(pool, shapes, t))
+
+    if per_item:
+        return lambda t: "<not-a-batch>" if isinstance(t, list) else one(t)
+    return lambda ts: [one(t) for t in ts]
+
+
+@SETTINGS
+@given(
+    texts=texts,
+    pools=record_pools,
+    shapes=st.tuples(st.lists(shape, min_size=1, max_size=4), st.lists(shape, min_size=1, max_size=4)),
+    per_item=st.tuples(st.booleans(), st.booleans()),
+    spec=suite_spec,
+    fields=st.lists(field_name, max_size=4),
+)
+def test_extractors_answering_with_shared_objects_equal_mixle(texts, pools, shapes, per_item, spec, fields):
+    s, t = (pooled(pools[i], shapes[i], per_item[i]) for i in (0, 1))
+    ours_suite, their_suite = suites(spec)
+    assert_same(
+        outcome(capkit_rs.extractive_capture_profile, s, t, texts, ours_suite, fields=fields),
+        outcome(mixle_gen.extractive_capture_profile, s, t, texts, their_suite, fields=fields),
+    )
+
+
+class_label = st.one_of(
+    label,
+    atom,
+    st.lists(atom, max_size=2),
+    st.tuples(atom, atom),
+    st.builds(_Shown, st.sampled_from(["pos", "1", "None", ""])),
+)
+
+
+@SETTINGS
+@given(
+    texts=texts,
+    pools=st.tuples(st.lists(class_label, min_size=1, max_size=4), st.lists(class_label, min_size=1, max_size=4)),
+    shapes=st.tuples(st.lists(shape, min_size=1, max_size=4), st.lists(shape, min_size=1, max_size=4)),
+    per_item=st.tuples(st.booleans(), st.booleans()),
+    spec=suite_spec,
+)
+def test_classifiers_answering_with_shared_objects_equal_mixle(texts, pools, shapes, per_item, spec):
+    s, t = (pooled(pools[i], shapes[i], per_item[i]) for i in (0, 1))
+    ours_suite, their_suite = suites(spec)
+    assert_same(
+        outcome(capkit_rs.capture_profile, s, t, texts, ours_suite),
+        outcome(mixle_cap.capture_profile, s, t, texts, their_suite),
+    )

@@ -9,13 +9,14 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use foldhash::fast::FixedState;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use serde_json::{Map, Number, Value};
 
-use profile_types::Label;
+use suite_core::SharedLabel;
 
 /// How a model's answers become [`Label`]s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,13 +27,82 @@ pub(crate) enum LabelMode {
     Value,
 }
 
-/// Converts answers one after another, reusing the previous conversion when a model returns the
-/// very same Python object again (constant labels are one interned object), which saves a
-/// `str()` call and a UTF-8 copy per answer.
+/// Converts the answers of one batch into [`SharedLabel`]s, converting each Python object once:
+/// an answer that is the very object of an earlier answer (a constant label is one interned
+/// object) gets the earlier answer's label, shared, and so does a record (`dict`) whose keys and
+/// values are, in order, the very objects of an earlier record's, all of them immutable (`dict(R)`
+/// builds a fresh dict of `R`'s own objects). Sharing by address is what lets the profile recognise
+/// a repeated answer without reading it ([`suite_core::LastAnswer`]).
+///
+/// Every object whose address is remembered is held, so no address can name another object
+/// while the converter lives; a converter lives for one batch.
 pub(crate) struct Converter<'py> {
     mode: LabelMode,
-    last: Option<(Bound<'py, PyAny>, Label)>,
+    /// The previous answer and its label (models often give a run of texts one label).
+    last: Option<(Bound<'py, PyAny>, SharedLabel)>,
+    /// Classifier answers converted so far, by identity.
+    objects: HashMap<usize, (Bound<'py, PyAny>, SharedLabel), FixedState>,
+    /// Records of immutable entries converted so far, by the identity of their keys and values.
+    records: RecordCache<'py>,
     strings: StrCache<'py>,
+}
+
+/// Past this many remembered objects a batch is not repeating itself; stop remembering.
+const IDENTITY_LIMIT: usize = 1 << 14;
+
+/// A record's label with the key and value objects its addresses name.
+type HeldLabel<'py> = (Vec<Bound<'py, PyAny>>, SharedLabel);
+
+/// Records (`dict`s) whose keys are `str` and whose values are `str`, `int`, `float`, `bool` or
+/// `None` (immutable: their conversion depends on nothing but their identity), by the addresses
+/// of their keys and values in order. The key and value objects are held.
+#[derive(Default)]
+struct RecordCache<'py> {
+    by_entries: HashMap<Box<[usize]>, HeldLabel<'py>, FixedState>,
+    /// The addresses of the record being looked up (reused, so a hit allocates nothing); empty
+    /// when it has an entry that is not an immutable atom.
+    scratch: Vec<usize>,
+}
+
+impl<'py> RecordCache<'py> {
+    /// The label of an earlier record with the very same entries, if any.
+    fn find(&mut self, d: &Bound<'py, PyDict>) -> Option<SharedLabel> {
+        self.scratch.clear();
+        for (k, v) in d.iter() {
+            if !k.is_exact_instance_of::<PyString>() || !is_atom(&v) {
+                self.scratch.clear();
+                return None;
+            }
+            self.scratch.push(k.as_ptr() as usize);
+            self.scratch.push(v.as_ptr() as usize);
+        }
+        self.by_entries
+            .get(self.scratch.as_slice())
+            .map(|(_, label)| Arc::clone(label))
+    }
+
+    /// Remembers `label` for `d`, the record [`RecordCache::find`] last looked up and missed.
+    fn store(&mut self, d: &Bound<'py, PyDict>, label: &SharedLabel) {
+        if self.scratch.is_empty() || self.by_entries.len() >= IDENTITY_LIMIT {
+            return;
+        }
+        let held = d.iter().flat_map(|(k, v)| [k, v]).collect();
+        self.by_entries
+            .insert(self.scratch.as_slice().into(), (held, Arc::clone(label)));
+    }
+}
+
+/// Whether `obj` is immutable and converts by its value alone: `None`, `bool`, or an instance of
+/// `str`, `int` or `float` (subclasses included: their conversion reads the built-in value).
+fn is_atom(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_none()
+        || obj.is_exact_instance_of::<PyString>()
+        || obj.is_exact_instance_of::<PyInt>()
+        || obj.is_exact_instance_of::<PyFloat>()
+        || obj.is_exact_instance_of::<PyBool>()
+        || obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyInt>()
+        || obj.is_instance_of::<PyFloat>()
 }
 
 /// `str` objects already converted in this batch, by identity: records built as `dict(R)` share
@@ -43,9 +113,6 @@ pub(crate) struct StrCache<'py> {
     by_address: HashMap<usize, (Bound<'py, PyString>, String), FixedState>,
 }
 
-/// Past this many distinct `str` objects a batch is not repeating itself; stop remembering.
-const STR_CACHE_LIMIT: usize = 1 << 14;
-
 impl<'py> StrCache<'py> {
     fn get(&mut self, s: &Bound<'py, PyString>) -> PyResult<String> {
         let address = s.as_ptr() as usize;
@@ -53,7 +120,7 @@ impl<'py> StrCache<'py> {
             return Ok(text.clone());
         }
         let text = s.to_cow()?.into_owned();
-        if self.by_address.len() < STR_CACHE_LIMIT {
+        if self.by_address.len() < IDENTITY_LIMIT {
             self.by_address.insert(address, (s.clone(), text.clone()));
         }
         Ok(text)
@@ -65,26 +132,49 @@ impl<'py> Converter<'py> {
         Converter {
             mode,
             last: None,
+            objects: HashMap::default(),
+            records: RecordCache::default(),
             strings: StrCache::default(),
         }
     }
 
-    pub(crate) fn convert(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Label> {
+    /// The label of one answer, shared with every earlier answer of the batch it is known to
+    /// equal by identity.
+    pub(crate) fn convert(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<SharedLabel> {
         if let Some((prev, label)) = &self.last
             && prev.is(obj)
         {
-            return Ok(label.clone());
+            return Ok(Arc::clone(label));
         }
-        match self.mode {
+        let label = match self.mode {
             LabelMode::StrForm => {
-                let label = Value::String(str_form(obj)?);
-                self.last = Some((obj.clone(), label.clone()));
-                Ok(label)
+                let address = obj.as_ptr() as usize;
+                match self.objects.get(&address) {
+                    Some((_, label)) => Arc::clone(label),
+                    None => {
+                        let label = Arc::new(Value::String(str_form(obj)?));
+                        if self.objects.len() < IDENTITY_LIMIT {
+                            self.objects
+                                .insert(address, (obj.clone(), Arc::clone(&label)));
+                        }
+                        label
+                    }
+                }
             }
-            // Records are fresh objects (`dict(R)`) far more often than repeats; remembering
-            // one would cost a deep copy per answer.
-            LabelMode::Value => value_with(obj, &mut self.strings),
-        }
+            LabelMode::Value => match obj.cast::<PyDict>() {
+                Ok(d) => match self.records.find(d) {
+                    Some(label) => label,
+                    None => {
+                        let label = Arc::new(value_with(obj, &mut self.strings)?);
+                        self.records.store(d, &label);
+                        label
+                    }
+                },
+                Err(_) => Arc::new(value_with(obj, &mut self.strings)?),
+            },
+        };
+        self.last = Some((obj.clone(), Arc::clone(&label)));
+        Ok(label)
     }
 }
 

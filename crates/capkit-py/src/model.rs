@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use profile_types::Label;
-use suite_core::{Decision, Model, ModelError};
+use suite_core::{Decision, Model, ModelError, SharedLabel};
 
 use crate::convert::{Converter, LabelMode};
 
@@ -120,18 +120,30 @@ fn boxed(err: PyErr) -> ModelError {
     Box::new(err)
 }
 
-impl Model for PyModel {
-    fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
+impl PyModel {
+    /// The model's answers to `texts`, each Python object converted once (see [`Converter`]).
+    fn answers(&self, texts: &[&str]) -> PyResult<Vec<SharedLabel>> {
         Python::attach(|py| {
             let inputs = self.batches.list(py, texts)?;
             let outputs = predict(self.obj.bind(py), &inputs)?;
             let mut converter = Converter::new(self.mode);
-            outputs
-                .iter()
-                .map(|o| converter.convert(o))
-                .collect::<PyResult<Vec<Label>>>()
+            outputs.iter().map(|o| converter.convert(o)).collect()
         })
-        .map_err(boxed)
+    }
+}
+
+impl Model for PyModel {
+    fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, ModelError> {
+        Ok(self
+            .answers(texts)
+            .map_err(boxed)?
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect())
+    }
+
+    fn predict_shared(&self, texts: &[&str]) -> Result<Vec<SharedLabel>, ModelError> {
+        self.answers(texts).map_err(boxed)
     }
 
     fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
@@ -152,6 +164,7 @@ impl Model for PyModel {
                             // hold must not fail the run, so fall back to its `str()` form.
                             converter
                                 .convert(d)
+                                .map(Arc::unwrap_or_clone)
                                 .or_else(|_| crate::convert::str_form(d).map(Label::String))
                                 .map(Decision::Answer)
                         }

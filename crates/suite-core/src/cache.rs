@@ -316,7 +316,7 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
         &mut self,
         stage: &Stage,
         first_new: usize,
-        mut raw: Option<&mut Vec<(SharedLabel, SharedLabel)>>,
+        raw: Option<&mut Vec<(SharedLabel, SharedLabel)>>,
     ) -> Result<(), Error> {
         let end = self.texts.len();
         if first_new == end {
@@ -328,16 +328,16 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
         let student = call(self.student, Side::Student, stage, &batch)?;
         let teacher = call(self.teacher, Side::Teacher, stage, &batch)?;
         drop(batch);
-        let keep = &mut self.keep;
-        self.student_out.reserve(end - first_new);
-        self.teacher_out.reserve(end - first_new);
-        for (s, t) in student.into_iter().zip(teacher) {
-            if let Some(raw) = raw.as_deref_mut() {
-                raw.push((Arc::clone(&s), Arc::clone(&t)));
-            }
-            self.student_out.push(keep.keep(s));
-            self.teacher_out.push(keep.keep(t));
+        if let Some(raw) = raw {
+            raw.extend(student.iter().cloned().zip(teacher.iter().cloned()));
         }
+        // One side after the other: a model that shares one label between its answers is then
+        // recognised by address (`LastAnswer`) on every answer but its first.
+        let keep = &mut self.keep;
+        self.student_out
+            .extend(student.into_iter().map(|s| keep.keep(s)));
+        self.teacher_out
+            .extend(teacher.into_iter().map(|t| keep.keep(t)));
         Ok(())
     }
 
@@ -498,6 +498,33 @@ mod tests {
         );
         assert_eq!(**cache.student(3), json!("B"));
         assert_eq!(**cache.teacher(3), json!(1));
+    }
+
+    /// Counts the answers a [`Keep`] had to read: those its [`LastAnswer`] did not recognise.
+    #[derive(Default)]
+    struct ReadCount {
+        last: LastAnswer<()>,
+        read: usize,
+    }
+    impl Keep for ReadCount {
+        type Kept = ();
+        fn keep(&mut self, answer: SharedLabel) {
+            if self.last.get(&answer).is_none() {
+                self.read += 1;
+                self.last.set(answer, ());
+            }
+        }
+    }
+
+    #[test]
+    fn a_label_shared_by_each_side_is_read_once_per_side_and_batch() {
+        let pos: SharedLabel = Arc::new(json!("pos"));
+        let neg: SharedLabel = Arc::new(json!("neg"));
+        let s = PerItemFn::new(move |_: &str| Arc::clone(&pos));
+        let t = BatchFn::new(move |ts: &[&str]| vec![Arc::clone(&neg); ts.len()]);
+        let mut cache = PredictionCache::with_keep(&s, &t, ReadCount::default());
+        cache.stage(&Stage::Clean, ["a", "b", "c", "d"]).unwrap();
+        assert_eq!(cache.keep.read, 2, "one read per side, not one per answer");
     }
 
     #[test]
