@@ -8,6 +8,8 @@
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "python")]
+mod adapters;
+#[cfg(feature = "python")]
 mod convert;
 #[cfg(feature = "python")]
 mod errors;
@@ -46,5 +48,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     report::register(m)?;
     plan::register(m)?;
     fingerprint::register(m)?;
+    adapters::register(m)?;
     Ok(())
 }

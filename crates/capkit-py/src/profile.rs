@@ -10,9 +10,10 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use profile_types::{Abstention, CaptureProfile, ExtractiveProfile};
 use suite_core::{CapabilitySuite, KeyboardTypo, Side, Stage, Transform, TransformSpec, TypoRng};
 
+use crate::adapters::model_of;
 use crate::convert::{LabelMode, str_form, strs_of, texts_of, to_value, type_name};
 use crate::errors::{capture_error, extractive_error, with_context};
-use crate::model::{PyModel, SharedBatch, predict};
+use crate::model::{SharedBatch, predict};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTransform>()?;
@@ -268,8 +269,8 @@ fn capture_profile<'py>(
     let texts = texts_of(texts)?;
     let (rust_suite, probes) = rust_suite(suite, &texts)?;
     let batches = SharedBatch::default();
-    let s = PyModel::new(student, LabelMode::StrForm, &batches);
-    let t = PyModel::new(teacher, LabelMode::StrForm, &batches);
+    let s = model_of(student, LabelMode::StrForm, &batches)?;
+    let t = model_of(teacher, LabelMode::StrForm, &batches)?;
     let profile: CaptureProfile = py
         .detach(|| capture::capture_profile(&s, &t, &texts, &rust_suite))
         .map_err(|e| capture_error(py, e))?;
@@ -323,8 +324,8 @@ fn extractive_capture_profile<'py>(
     let fields = strs_of(fields, "fields")?;
     let (rust_suite, _probes) = rust_suite(suite, &texts)?;
     let batches = SharedBatch::default();
-    let s = PyModel::new(student, LabelMode::Value, &batches);
-    let t = PyModel::new(teacher, LabelMode::Value, &batches);
+    let s = model_of(student, LabelMode::Value, &batches)?;
+    let t = model_of(teacher, LabelMode::Value, &batches)?;
     let profile: ExtractiveProfile = py
         .detach(|| extractive::extractive_capture_profile(&s, &t, &texts, &rust_suite, &fields))
         .map_err(|e| extractive_error(py, e))?;

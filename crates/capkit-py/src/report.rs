@@ -9,9 +9,10 @@ use pyo3::types::{PyDict, PyString};
 use profile_stats::{Comparison, ProfileReport, Settings};
 use suite_core::{CapabilitySuite, Model};
 
+use crate::adapters::{model_of, spec_of};
 use crate::convert::{LabelMode, strs_of, texts_of, to_py, to_value, type_name};
 use crate::errors::{capture_error, extractive_error};
-use crate::model::{PyModel, SharedBatch};
+use crate::model::SharedBatch;
 use crate::profile::rust_suite;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -81,12 +82,17 @@ fn capture_profile_report<'py>(
     let texts = texts_of(texts)?;
     let rust = report_suite(suite, &texts, true)?;
     let batches = SharedBatch::default();
-    let s = PyModel::new(student, LabelMode::StrForm, &batches);
-    let t = PyModel::new(teacher, LabelMode::StrForm, &batches);
+    let s = model_of(student, LabelMode::StrForm, &batches)?;
+    let t = model_of(teacher, LabelMode::StrForm, &batches)?;
     let report = py
         .detach(|| capture::capture_profile_report(&s, &t, &texts, &rust))
         .map_err(|e| capture_error(py, e))?;
-    finish(py, report, (student_name, teacher_name), level, break_even)
+    // An adapter model is named by its spec, as `capkit profile --report` names it.
+    let names = (
+        student_name.or_else(|| spec_of(student)),
+        teacher_name.or_else(|| spec_of(teacher)),
+    );
+    finish(py, report, names, level, break_even)
 }
 
 /// `extractive_profile_report(student, teacher, texts, suite, *, fields, student_name=None,
@@ -111,12 +117,17 @@ fn extractive_profile_report<'py>(
     let fields = strs_of(fields, "fields")?;
     let rust = report_suite(suite, &texts, false)?;
     let batches = SharedBatch::default();
-    let s = PyModel::new(student, LabelMode::Value, &batches);
-    let t = PyModel::new(teacher, LabelMode::Value, &batches);
+    let s = model_of(student, LabelMode::Value, &batches)?;
+    let t = model_of(teacher, LabelMode::Value, &batches)?;
     let report = py
         .detach(|| extractive::extractive_profile_report(&s, &t, &texts, &rust, &fields))
         .map_err(|e| extractive_error(py, e))?;
-    finish(py, report, (student_name, teacher_name), level, break_even)
+    // An adapter model is named by its spec, as `capkit profile --report` names it.
+    let names = (
+        student_name.or_else(|| spec_of(student)),
+        teacher_name.or_else(|| spec_of(teacher)),
+    );
+    finish(py, report, names, level, break_even)
 }
 
 /// `merge_reports(reports) -> dict`: the report over all the reports' texts (counts added; the
@@ -163,7 +174,7 @@ fn compare_students<'py>(
     };
     let rust = report_suite(suite, &texts, fields.is_none())?;
     let batches = SharedBatch::default();
-    let t = PyModel::new(teacher, mode, &batches);
+    let t = model_of(teacher, mode, &batches)?;
     let mut models = Vec::with_capacity(students.len());
     for (name, model) in students.iter() {
         let name = name
@@ -171,7 +182,7 @@ fn compare_students<'py>(
             .map_err(|_| PyTypeError::new_err("students must map str names to models"))?
             .to_cow()?
             .into_owned();
-        models.push((name, PyModel::new(&model, mode, &batches)));
+        models.push((name, model_of(&model, mode, &batches)?));
     }
     // Built inside the detached closures: `&dyn Model` is not `Sync`, the models are.
     let named = || -> Vec<(&str, &dyn Model)> {

@@ -13,9 +13,11 @@ callable still works as a corruption or invariance.
 Beyond mixle: :func:`capture_profile_report` / :func:`extractive_profile_report` return the
 counts behind a profile with intervals, paired tests and severity curves (the JSON of
 ``capkit profile --report``), :func:`merge_reports` adds reports over other texts, and
-:func:`compare_students` runs several students against one teacher. Typo tasks live in
-:mod:`capkit_rs.typo`, mutator evaluation in :mod:`capkit_rs.mutator`, profiles on Ray in
-:mod:`capkit_rs.ray` (optional extra ``capkit-rs[ray]``).
+:func:`compare_students` runs several students against one teacher. Real models (the
+``cmd:``, ``http:``, ``openai:`` and ``file:`` models of ``capkit profile``, cached on disk) are in
+:mod:`capkit_rs.models`, typo tasks in :mod:`capkit_rs.typo`, mutator evaluation in
+:mod:`capkit_rs.mutator`, profiles on Ray in :mod:`capkit_rs.ray` (optional extra
+``capkit-rs[ray]``).
 """
 
 from __future__ import annotations
