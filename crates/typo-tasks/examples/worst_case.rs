@@ -1,13 +1,14 @@
 //! Worst cases per task at the maximum name length: for adversarial names of
 //! [`MAX_NAME_LEN`](typo_tasks::MAX_NAME_LEN) bytes (every numeral word, every digit, one letter
 //! repeated, dots and hyphens, IDN letters, homoglyph-rich text), the largest expected set, its
-//! bytes, and the slowest generation, per task, with the shipped English data and QWERTY.
-//! The figures documented on `MAX_NAME_LEN` come from here.
+//! bytes (and the task's output estimate, as JSON, for that input), and the slowest generation,
+//! per task, with the shipped English data and QWERTY.
+//! The figures documented in `limits` come from here.
+//!
+//! Times are this thread's CPU time, so a loaded machine inflates them less than wall time.
 //!
 //! `cargo run --release -p capkit-typo-tasks --example worst_case`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-use std::time::Instant;
 
 use typo_tasks::{Data, MAX_NAME_LEN, Registry};
 
@@ -21,6 +22,13 @@ fn fill(seed: &str) -> String {
         s.push(c);
     }
     s
+}
+
+/// Runs `f`, returning its result and this thread's CPU time for it.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, std::time::Duration) {
+    let start = cpu_time::ThreadTime::now();
+    let value = f();
+    (value, start.elapsed())
 }
 
 fn main() {
@@ -48,25 +56,26 @@ fn main() {
         ),
     ];
     println!(
-        "{:<4} {:>9} {:>12} {:>10}  worst input (by bytes)",
-        "task", "variants", "bytes", "ms"
+        "{:<4} {:>9} {:>12} {:>12} {:>10}  worst input (by bytes)",
+        "task", "variants", "bytes", "estimate", "ms"
     );
     for task in &registry {
         let (mut variants, mut bytes, mut ms, mut worst) = (0usize, 0usize, 0f64, "");
+        let mut estimate = 0u64;
         for (label, name) in &inputs {
-            let start = Instant::now();
-            let set = task.expect(name);
-            let took = start.elapsed().as_secs_f64() * 1e3;
+            let (set, took) = timed(|| task.expect(name));
+            let took = took.as_secs_f64() * 1e3;
             let size: usize = set.iter().map(|v| v.as_bytes().len()).sum();
             variants = variants.max(set.len());
             ms = ms.max(took);
             if size >= bytes {
                 bytes = size;
                 worst = label;
+                estimate = task.output_estimate(name);
             }
         }
         println!(
-            "{:<4} {variants:>9} {bytes:>12} {ms:>10.1}  {worst}",
+            "{:<4} {variants:>9} {bytes:>12} {estimate:>12} {ms:>10.1}  {worst}",
             task.id
         );
     }

@@ -9,53 +9,151 @@
 //!
 //! # Worst cases per name
 //!
-//! Measured with `cargo run --release -p capkit-typo-tasks --example worst_case` (English data, QWERTY,
-//! ten adversarial 253-byte names: numeral words and digit keys run together, digits, one letter
-//! repeated, letters, vowels, dots and hyphens, IDN letters, homoglyph-rich text; the largest
-//! set, its bytes and the slowest call per task; 2-core VM at load 4). Every task but `cns`/`ons`
-//! grows at most with the square of the length (about 26 variants per position, each about as
-//! long as the name); `cns`/`ons` are capped at [`NUMERAL_WALK_LIMIT`] variants.
+//! Measured with `cargo run --release -p capkit-typo-tasks --example worst_case` (English data,
+//! QWERTY, eleven adversarial 253-byte names: numeral words and digit keys run together, digits,
+//! digit runs, one letter repeated, letters, vowels, dots and hyphens, IDN letters,
+//! homoglyph-rich text; the largest set, its bytes and the slowest call per task, in CPU time of
+//! the calling thread; the slowest of three runs on the shared 2-core VM at load 4.5–5.5).
+//! Every task but `cns`/`ons` grows at most with the square of the length (about 26 variants
+//! per position, each about as long as the name); `cns`/`ons` stop at [`NUMERAL_WALK_LIMIT`]
+//! variants.
 //!
 //! | task | most variants | output bytes | slowest |
 //! |---|---:|---:|---:|
-//! | `aci` | 1,755 | 446 KB | 0.3 ms |
+//! | `aci` | 1,755 | 446 KB | 0.4 ms |
 //! | `acs` | 948 | 240 KB | 0.1 ms |
-//! | `bf` | 2,024 | 513 KB | 4.3 ms |
+//! | `bf` | 2,024 | 513 KB | 0.7 ms |
 //! | `cm` | 11 | 3 KB | < 0.1 ms |
-//! | `cns` | 4,096 | 3.5 MB | 91 ms |
-//! | `co` | 253 | 64 KB | < 0.1 ms |
+//! | `cns` | 65,536 | 54.1 MB | 384 ms |
+//! | `co` | 253 | 64 KB | 0.1 ms |
 //! | `cr` | 253 | 64 KB | < 0.1 ms |
-//! | `cs` | 252 | 64 KB | 0.1 ms |
+//! | `cs` | 252 | 64 KB | < 0.1 ms |
 //! | `dhs` | 128 | 32 KB | < 0.1 ms |
-//! | `di` | 252 | 64 KB | < 0.1 ms |
+//! | `di` | 252 | 64 KB | 0.1 ms |
 //! | `do` | 64 | 16 KB | < 0.1 ms |
-//! | `gi` | 6,604 | 1.7 MB | 0.8 ms |
-//! | `gr` | 6,578 | 1.7 MB | 0.9 ms |
-//! | `hi` | 254 | 65 KB | < 0.1 ms |
+//! | `gi` | 6,604 | 1.7 MB | 1.9 ms |
+//! | `gr` | 6,578 | 1.7 MB | 2.1 ms |
+//! | `hi` | 254 | 65 KB | 0.1 ms |
 //! | `ho` | 64 | 16 KB | < 0.1 ms |
-//! | `hr` | 2,344 | 597 KB | 4.2 ms |
+//! | `hr` | 2,344 | 597 KB | 0.2 ms |
 //! | `hs` | 32 | 8 KB | 0.1 ms |
-//! | `ons` | 4,096 | 4.9 MB | 116 ms |
+//! | `ons` | 65,536 | 75.1 MB | 417 ms |
 //! | `rar` | 756 | 191 KB | 0.2 ms |
-//! | `sp` | 1 | 254 B | 24.0 ms |
+//! | `sp` | 1 | 254 B | 14.9 ms |
 //! | `tos` | 126 | 32 KB | 0.1 ms |
-//! | `vs` | 1,016 | 257 KB | 0.2 ms |
+//! | `vs` | 1,016 | 257 KB | 0.1 ms |
 //!
-//! `cns`/`ons` dominate: 13 or more distinct numerals reach the cap of 4,096 variants, each up
-//! to a few times the name's length (digits spelt out). The walk's work is proportional to its
-//! output (see `generate/numeral_walk.rs`): the first version, which rebuilt and hashed the
-//! whole string on every edge and capped at 65,536 variants, took 1.9–2.5 s and 54–75 MB for
-//! these names (and 5–11 s for a 4 KB name); with the faster walk and the old cap it took
-//! 0.8–1.3 s. The cns/ons rows were measured at load 9, the others at load 4. Memory per name is
-//! its output plus a small index (16 bytes per variant).
+//! `cns`/`ons` dominate: 17 or more distinct numerals present can reach the cap of 65,536
+//! variants, each up to a few times the name's length (digits spelt out: 1.15 KB on average for
+//! the worst name above). The walk's work is proportional to its output (see
+//! `generate/numeral_walk.rs`); the same names took 0.78–0.91 s under the first fast walk, and
+//! 1.9–2.5 s under the first version, which rebuilt and hashed the whole string on every edge.
+//! Memory for one such name is its output (as [`Variant`](crate::Variant)s: the bytes, plus 32
+//! bytes and an allocation per variant) and the walk's table of strings seen (32 bytes per
+//! variant), about 80 MB at most at 253 bytes; `capkit typo emit` budgets each name's chunk
+//! share by these figures. `sp`'s slowest call is its first, which compiles its rules.
+
+use crate::Task;
+use crate::task::Generator;
+
+impl Task {
+    /// An upper estimate of the JSON bytes of this task's expected set for `input`: every
+    /// member with its quotes, comma and escaping (the `"expect":[…]` array of `emit`'s line,
+    /// without the rest of the line). It is computed from the input's length and escaping, the
+    /// task's tables and, for `hs`/`cm`/`cns`/`ons`, one scan of the input for the words they
+    /// rewrite, without generating anything; corpus tools size their work by it
+    /// (`capkit typo emit` fills its parallel chunks up to a memory budget). It bounds the
+    /// real size for the shipped tables (a property test checks it); with other `--data`, a
+    /// numeral whose replacement creates another numeral's text can lengthen a name more than
+    /// the estimate assumes.
+    ///
+    /// ```
+    /// use typo_tasks::{Data, Registry};
+    /// let registry = Registry::new(&Data::english());
+    /// let gi = registry.get("gi").unwrap();
+    /// let json: usize = gi.expect("ab").iter().map(|v| v.len() + 3).sum();
+    /// assert!(gi.output_estimate("ab") >= json as u64);
+    /// ```
+    pub fn output_estimate(&self, input: &str) -> u64 {
+        let b = input.len() as u64;
+        // The input as a JSON string: members are mostly its bytes, escaped the same way.
+        let e: u64 = input.bytes().map(escaped_len).sum();
+        // `members` strings of at most `len` escaped bytes, with quotes and a comma each, and
+        // the brackets.
+        let set = |members: u64, len: u64| members.saturating_mul(len.saturating_add(3)) + 2;
+        // A table string inserted in a member may need escaping too: at most 6 bytes per byte.
+        let inserted = |bytes: u64| bytes.saturating_mul(6);
+        match &self.generator {
+            Generator::Co | Generator::Cs => set(b, e),
+            // Each occurrence, then all at once (`dhs`: both ways).
+            Generator::Ho | Generator::Do => set(b + 1, e),
+            Generator::Dhs => set(b + 2, e),
+            Generator::Cr => set(b + 1, e + inserted(4)),
+            Generator::Hi | Generator::Di => set(b + 1, e + inserted(1)),
+            // Adjacent swaps, or every order of at most four tokens.
+            Generator::Tos => set(b + 24, e),
+            // One flipped byte, which may now need `\u00XX`.
+            Generator::Bf => set(8 * b, e + inserted(1)),
+            // A suffix, and case mapping that can lengthen a character by half.
+            Generator::Sp => set(2, e.saturating_mul(2) + inserted(16)),
+            Generator::Gi(g) => {
+                let (n, longest) = g.sizes();
+                set(n.saturating_mul(b + 1), e + inserted(longest))
+            }
+            Generator::Gr(g) => {
+                let (n, longest) = g.sizes();
+                set(n.saturating_mul(b), e + inserted(longest))
+            }
+            Generator::Vs(v) => {
+                // Each occurrence by each other vowel, and every occurrence at once.
+                let (n, longest) = v.sizes();
+                let members = n.saturating_mul(b + 1).saturating_add(n.saturating_mul(n));
+                set(members, inserted(b.saturating_mul(longest.max(1))))
+            }
+            Generator::Hr(h) => {
+                let (most, longest) = h.sizes();
+                set(most.saturating_mul(b), e + inserted(longest))
+            }
+            Generator::Hs(w) | Generator::Cm(w) => {
+                // A word replaced everywhere: at most every byte gains the longest word.
+                let longest = w.longest();
+                let len = e + inserted(b.saturating_add(1).saturating_mul(longest));
+                set(w.candidates(input), len)
+            }
+            Generator::Cns(n) | Generator::Ons(n) => {
+                set(n.variants_bound(input), e.saturating_mul(n.growth()))
+            }
+            Generator::Acs(k) => set(k.most().saturating_mul(b), e + inserted(4)),
+            Generator::Aci(k) => set(2 * k.most().saturating_mul(b + 1), e + inserted(4)),
+            Generator::Rar(k) => set(k.most().saturating_mul(b), e + inserted(8)),
+        }
+    }
+}
+
+/// The bytes `s` takes inside a JSON string as `emit` writes it, quotes excluded.
+pub(crate) fn escaped_str_len(s: &str) -> u64 {
+    s.bytes().map(escaped_len).sum()
+}
+
+/// The bytes `b` takes inside a JSON string as `emit` writes it (Go's escaping).
+fn escaped_len(b: u8) -> u64 {
+    match b {
+        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+        0..0x20 | b'<' | b'>' | b'&' => 6,
+        // E2 80 A8/A9 (U+2028/9) become six bytes: two more than their three.
+        0xE2 => 3,
+        _ => 1,
+    }
+}
 
 /// The default maximum name length, in bytes: the longest DNS name.
 pub const MAX_NAME_LEN: usize = 253;
 
 /// The most variants one numeral walk (`cns`, `ons`) produces. The walk is exponential in the
 /// number of numeral words present (each can be rewritten or not, independently): 12 give 4,095
-/// variants (the largest golden), 32 would give 2^32, which upstream never finishes. Stopping here
-/// is a deliberate, deterministic deviation (the walk order is fixed) that only inputs with 13 or
-/// more distinct numerals present can reach; it keeps one name within about 5 MB and 100 ms
-/// (it was 65,536, which allowed 75 MB and over a second for one 253-byte name).
-pub const NUMERAL_WALK_LIMIT: usize = 1 << 12;
+/// variants (the largest golden), 16 give 65,535, 32 would give 2^32, which upstream never
+/// finishes. Stopping here is a deliberate, deterministic deviation (the walk order is fixed)
+/// that only inputs walking more than 65,536 distinct strings can reach; every answer below it
+/// is upstream's, whatever the number of numerals. At 253 bytes that keeps one name within
+/// about 0.4 s and 80 MB (see the table above).
+pub const NUMERAL_WALK_LIMIT: usize = 1 << 16;

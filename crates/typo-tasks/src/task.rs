@@ -142,7 +142,7 @@ pub struct Task {
     pub title: &'static str,
     /// Rule (`Nothing`) or table (`Language`, `Keyboard`).
     pub needs: Needs,
-    generator: Generator,
+    pub(crate) generator: Generator,
 }
 
 /// The generator behind a task, with its prepared (indexed) table.

@@ -1,6 +1,6 @@
 //! Laws every task obeys on arbitrary Unicode input: total (no panic), deterministic, the
-//! expected set sorted bytewise and unique, never containing `""` or the input, and valid UTF-8
-//! for every task but `bf`.
+//! expected set sorted bytewise and unique, never containing `""` or the input, valid UTF-8
+//! for every task but `bf`, and no bigger as JSON than the task's output estimate.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -58,9 +58,27 @@ fn check_laws(input: &str) -> Result<(), TestCaseError> {
                 task.id,
                 input
             );
+            let json = json_array_len(&set);
+            prop_assert!(
+                task.output_estimate(input) >= json,
+                "{}: estimate {} below the {json} JSON bytes of {input:?}",
+                task.id,
+                task.output_estimate(input)
+            );
         }
     }
     Ok(())
+}
+
+/// The bytes of the set as a JSON array, as `emit` writes it (a member that is not UTF-8 counted
+/// lossily, which only overcounts).
+fn json_array_len(set: &[typo_tasks::Variant]) -> u64 {
+    let mut out = Vec::new();
+    for v in set {
+        out.push(b',');
+        typo_tasks::push_json_str(&mut out, &String::from_utf8_lossy(v.as_bytes()));
+    }
+    out.len().max(1) as u64 + 1
 }
 
 /// Names made of what names are usually made of, with doubled letters and separators.
@@ -103,6 +121,41 @@ fn awkward() -> impl Strategy<Value = String> {
         "\0",
     ]);
     prop::collection::vec(pieces, 0..12).prop_map(|p| p.concat())
+}
+
+/// Numerals run together (digit keys, cardinal and ordinal words), where `cns`/`ons` walk far.
+fn numeral_dense() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "0",
+        "1",
+        "2",
+        "7",
+        "10",
+        "11",
+        "20",
+        "100",
+        "one",
+        "seven",
+        "ten",
+        "first",
+        "seventh",
+        "twentieth",
+        "hundred",
+        "thousandth",
+        "-",
+        ".",
+    ]);
+    prop::collection::vec(pieces, 0..8).prop_map(|p| p.concat())
+}
+
+proptest! {
+    // Long walks are slow in a debug build: fewer cases.
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn laws_hold_on_numeral_dense_input(input in numeral_dense()) {
+        check_laws(&input)?;
+    }
 }
 
 proptest! {

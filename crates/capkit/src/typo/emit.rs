@@ -25,9 +25,23 @@ use super::{RegistryArgs, display, needs_heading, select_tasks};
 /// enough that a batch's output (a few MB) bounds memory.
 const CHUNK: usize = 256;
 
-/// Estimated output bytes per chunk (see [`output_estimate`](super::names::output_estimate)):
-/// chunks of long names hold fewer names, so memory stays bounded whatever the name lengths.
+/// Estimated output bytes per chunk (see [`name_estimate`]): chunks of long or numeral-dense
+/// names hold fewer names, so memory stays bounded whatever the names.
 const CHUNK_BUDGET: u64 = 32 << 20;
+
+/// An upper estimate of the JSONL bytes `name` gives with these tasks: each task's estimate of
+/// its expected set ([`Task::output_estimate`], which also bounds the set's own memory), plus the
+/// rest of each line (the name and source, escaped at worst, and the rest). A name of the worst
+/// kind (253 bytes with 17 or more numerals, see `typo_tasks::limits`) is estimated above the
+/// whole budget, so it forms a chunk of its own: memory then is that one name's output
+/// (about 80 MB of variants and as much JSONL for `cns`/`ons`).
+fn name_estimate(tasks: &[&Task], name: &str, source: &str) -> u64 {
+    let line = 6 * (name.len() as u64 + source.len() as u64) + 64;
+    tasks
+        .iter()
+        .map(|t| t.output_estimate(name).saturating_add(line))
+        .fold(0u64, u64::saturating_add)
+}
 
 /// Arguments of `capkit typo emit`.
 #[derive(Debug, clap::Args)]
@@ -217,7 +231,8 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
             let mut chunk = Vec::with_capacity(CHUNK);
             loop {
                 chunk.clear();
-                let consumed = names.next_chunk(CHUNK, CHUNK_BUDGET, &mut chunk)?;
+                let weight = |name: &str| name_estimate(&tasks, name, &source);
+                let consumed = names.next_chunk(CHUNK, CHUNK_BUDGET, &weight, &mut chunk)?;
                 if consumed == 0 {
                     return Ok(());
                 }

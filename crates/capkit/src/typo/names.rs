@@ -65,7 +65,7 @@ impl Names {
         let mut chunk = Vec::new();
         loop {
             chunk.clear();
-            if self.next_chunk(4096, u64::MAX, &mut chunk)? == 0 {
+            if self.next_chunk(4096, u64::MAX, &|_| 0, &mut chunk)? == 0 {
                 return Ok(());
             }
         }
@@ -77,12 +77,13 @@ impl Names {
     }
 
     /// Appends `(line number, name)` pairs to `out` until it holds `max` names or their
-    /// estimated output reaches `budget` bytes (at least one name is always taken); returns the
-    /// bytes consumed (0 at the end).
+    /// `weight`s (estimated output bytes) reach `budget` (at least one name is always taken);
+    /// returns the bytes consumed (0 at the end).
     pub(crate) fn next_chunk(
         &mut self,
         max: usize,
         budget: u64,
+        weight_of: &dyn Fn(&str) -> u64,
         out: &mut Vec<(usize, String)>,
     ) -> anyhow::Result<u64> {
         let mut consumed = 0u64;
@@ -128,17 +129,9 @@ impl Names {
                 }
             };
             self.count += 1;
-            weight = weight.saturating_add(output_estimate(name.len()));
+            weight = weight.saturating_add(weight_of(&name));
             out.push((self.line, name));
         }
         Ok(consumed)
     }
-}
-
-/// A generous estimate of the JSONL bytes all tasks emit for a name of `len` bytes: the grapheme
-/// tasks alone write about 2 × 26 × len variants of about len bytes each, so output grows with
-/// the square of the length, and chunks of long names must be smaller to keep memory bounded.
-pub(crate) fn output_estimate(len: usize) -> u64 {
-    let len = len as u64 + 1;
-    len.saturating_mul(len).saturating_mul(128)
 }

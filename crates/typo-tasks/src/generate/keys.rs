@@ -13,6 +13,8 @@ pub(crate) struct Neighbours {
     by_char: CharMap<Vec<char>>,
     /// The same lists sorted and deduplicated, for sorted emission.
     sorted: CharMap<Vec<char>>,
+    /// The longest list of `by_char`.
+    most: u64,
 }
 
 impl Neighbours {
@@ -37,8 +39,10 @@ impl Neighbours {
             }
         }
         let mut sorted = CharMap::new();
+        let mut most = 0u64;
         for row in &grid {
             for &ch in row {
+                most = most.max(by_char.get(ch).map_or(0, Vec::len) as u64);
                 let list = sorted.get_or_insert_with(ch, || {
                     let mut l = by_char.get(ch).cloned().unwrap_or_default();
                     l.sort_unstable();
@@ -48,12 +52,21 @@ impl Neighbours {
                 let _ = list;
             }
         }
-        Neighbours { by_char, sorted }
+        Neighbours {
+            by_char,
+            sorted,
+            most,
+        }
     }
 
     /// `c`'s neighbours in layout order (repeats possible).
     pub(crate) fn of(&self, c: char) -> &[char] {
         self.by_char.get(c).map_or(&[], Vec::as_slice)
+    }
+
+    /// The most neighbours of one key (repeats counted): an upper bound per position.
+    pub(crate) fn most(&self) -> u64 {
+        self.most
     }
 
     /// `c`'s neighbours sorted, without repeats.

@@ -53,6 +53,12 @@ impl Symbols {
     pub(crate) fn chars(&self) -> Option<&[char]> {
         self.chars.as_deref()
     }
+
+    /// The number of entries and the longest, in bytes (for output estimates).
+    pub(crate) fn sizes(&self) -> (u64, u64) {
+        let longest = self.list.iter().map(String::len).max().unwrap_or(0);
+        (self.list.len() as u64, longest as u64)
+    }
 }
 
 /// `gi`: each grapheme inserted (whole) in every gap.
@@ -132,6 +138,8 @@ pub(crate) struct Homoglyphs {
     by_char: CharMap<Vec<String>>,
     /// The same, prepared for sorted emission.
     prepared: CharMap<super::ordered::Replacements>,
+    /// The most look-alikes of one character, and the longest look-alike in bytes.
+    sizes: (u64, u64),
 }
 
 impl Homoglyphs {
@@ -143,6 +151,13 @@ impl Homoglyphs {
                 by_char
                     .get_or_insert_with(c, Vec::new)
                     .extend(values.iter().cloned());
+            }
+        }
+        let mut sizes = (0u64, 0u64);
+        for (key, values) in table {
+            if key.chars().count() == 1 {
+                let longest = values.iter().map(String::len).max().unwrap_or(0) as u64;
+                sizes = (sizes.0.max(values.len() as u64), sizes.1.max(longest));
             }
         }
         let mut prepared = CharMap::new();
@@ -157,7 +172,14 @@ impl Homoglyphs {
             #[cfg(test)]
             by_char,
             prepared,
+            sizes,
         }
+    }
+
+    /// The most look-alikes of one character (keys repeated in the table counted once each, so
+    /// an upper bound), and the longest look-alike in bytes.
+    pub(crate) fn sizes(&self) -> (u64, u64) {
+        self.sizes
     }
 
     /// `c`'s look-alikes prepared for sorted emission.
@@ -271,6 +293,30 @@ impl WordSets {
     fn word(&self, id: u32) -> &str {
         self.words.get(id as usize).map_or("", String::as_str)
     }
+
+    /// An upper bound of the candidates [`swap_word_sets`] makes for `t`: every member of every
+    /// group of every word that occurs (one scan, no string built).
+    pub(crate) fn candidates(&self, t: &str) -> u64 {
+        let mut occurring: Vec<u32> = Vec::new();
+        if let Some(ac) = &self.automaton {
+            for m in ac.find_overlapping_iter(t) {
+                occurring.extend(self.pattern_word.get(m.pattern().as_usize()));
+            }
+        }
+        occurring.extend(self.empty_word);
+        occurring.sort_unstable();
+        occurring.dedup();
+        occurring
+            .iter()
+            .flat_map(|&w| self.word_groups.get(w as usize).into_iter().flatten())
+            .map(|&g| self.groups.get(g as usize).map_or(0, Vec::len) as u64)
+            .sum()
+    }
+
+    /// The longest word, in bytes.
+    pub(crate) fn longest(&self) -> u64 {
+        self.words.iter().map(String::len).max().unwrap_or(0) as u64
+    }
 }
 
 /// `hs` / `cm` (`swapWordSets`): in each group, each member that occurs in the input and is not
@@ -330,15 +376,11 @@ pub(crate) fn swap_word_sets(t: &str, sets: &WordSets, out: &mut Vec<Variant>) {
 }
 
 /// One position of the numeral table (`cns`: 0, `ons`: 1) as `(key, value)` pairs with both
-/// sides non-empty, keys in bytewise order, plus an automaton over every key and value so a call
-/// finds the pairs that can take part in one pass (most names have none).
+/// sides non-empty, keys in bytewise order, plus every key and value prepared for the walk (one
+/// automaton), so a call finds the pairs that can take part in one pass (most names have none).
 pub(crate) struct Numerals {
     pairs: Vec<(String, String)>,
-    /// Finds keys and values: pattern `2i` is `pairs[i].0`, `2i + 1` is `pairs[i].1`.
-    automaton: Option<AhoCorasick>,
-    /// No two keys or values are equal, so each occurrence reports one pattern and the walk can
-    /// take its positions from the automaton.
-    distinct: bool,
+    patterns: super::numeral_walk::Patterns,
 }
 
 impl Numerals {
@@ -348,40 +390,53 @@ impl Numerals {
             .filter_map(|(k, list)| Some((k.clone(), list.get(position)?.clone())))
             .filter(|(k, v)| !k.is_empty() && !v.is_empty())
             .collect();
-        let patterns = pairs.iter().flat_map(|(k, v)| [k.as_str(), v.as_str()]);
-        let automaton = AhoCorasick::new(patterns).ok();
-        let mut all: Vec<&str> = pairs
-            .iter()
-            .flat_map(|(k, v)| [k.as_str(), v.as_str()])
-            .collect();
-        all.sort_unstable();
-        let distinct = all.windows(2).all(|w| w[0] != w[1]);
-        Numerals {
-            pairs,
-            automaton,
-            distinct,
-        }
+        let patterns = super::numeral_walk::Patterns::new(&pairs);
+        Numerals { pairs, patterns }
     }
 
     /// `occurs[2i]`: key `i` is a substring of `t`; `occurs[2i + 1]`: value `i` is.
     fn occurring(&self, t: &str) -> Vec<bool> {
-        let mut occurs = vec![false; self.pairs.len() * 2];
-        match &self.automaton {
-            Some(ac) => {
-                for m in ac.find_overlapping_iter(t) {
-                    if let Some(slot) = occurs.get_mut(m.pattern().as_usize()) {
-                        *slot = true;
-                    }
-                }
+        self.patterns.occurring(t, self.pairs.len() * 2)
+    }
+
+    /// An upper bound of the variants the walk makes for `t`: with `k` numerals taking part in
+    /// a direction, a path is an ordered choice of distinct numerals, so there are at most
+    /// `Σ_{j=1..k} k!/(k-j)!` strings, and never more than
+    /// [`NUMERAL_WALK_LIMIT`](crate::NUMERAL_WALK_LIMIT) in all.
+    pub(crate) fn variants_bound(&self, t: &str) -> u64 {
+        let occurs = self.occurring(t);
+        let count = |side: usize| {
+            (0..self.pairs.len())
+                .filter(|&i| occurs[2 * i + side])
+                .count()
+        };
+        let paths = |k: usize| {
+            let (mut total, mut product) = (0u64, 1u64);
+            for j in 0..k {
+                product = product.saturating_mul((k - j) as u64);
+                total = total.saturating_add(product);
             }
-            None => {
-                for (i, (k, v)) in self.pairs.iter().enumerate() {
-                    occurs[2 * i] = t.contains(k.as_str());
-                    occurs[2 * i + 1] = t.contains(v.as_str());
-                }
-            }
-        }
-        occurs
+            total
+        };
+        let limit = crate::NUMERAL_WALK_LIMIT as u64;
+        paths(count(0)).saturating_add(paths(count(1))).min(limit)
+    }
+
+    /// How many times longer a numeral's replacement can be, JSON-escaped, than the text it
+    /// replaces (either way), rounded up: a bound on how much the walk lengthens a name's JSON,
+    /// for tables (like the shipped ones) where a replacement never creates another numeral of
+    /// its direction.
+    pub(crate) fn growth(&self) -> u64 {
+        self.pairs
+            .iter()
+            .flat_map(|(k, v)| [(k, v), (v, k)])
+            .map(|(from, to)| {
+                let from = (from.len() as u64).max(1);
+                crate::limits::escaped_str_len(to).div_ceil(from)
+            })
+            .max()
+            .unwrap_or(1)
+            .max(1)
     }
 }
 
@@ -401,8 +456,13 @@ pub(crate) fn numeral_swap(t: &str, numerals: &Numerals, out: &mut Vec<Variant>)
             .filter(|&i| occurs[2 * i + usize::from(!rev)])
             .collect()
     };
-    let automaton = numerals.automaton.as_ref().filter(|_| numerals.distinct);
-    super::numeral_walk::walk_both(t, pairs, automaton, [allow(false), allow(true)], out);
+    super::numeral_walk::walk_both(
+        t,
+        pairs,
+        &numerals.patterns,
+        [allow(false), allow(true)],
+        out,
+    );
 }
 
 /// The walk as first written (every edge a whole-string `replace`): the reference the fast walk
@@ -590,10 +650,11 @@ mod tests {
         assert_eq!(out, again);
     }
 
-    #[test]
-    fn numerals_clique_terminates() {
+    /// Numerals in upstream's clique shape: every word of a line maps to the others, sorted
+    /// (`1 → [first, one]`, `one → [1, first]`, ...).
+    fn clique_table(lines: &[[&str; 3]]) -> BTreeMap<String, Vec<String>> {
         let mut table = BTreeMap::new();
-        for line in [["1", "one", "first"], ["2", "two", "second"]] {
+        for line in lines {
             for (i, k) in line.iter().enumerate() {
                 let mut partners: Vec<String> = line
                     .iter()
@@ -605,6 +666,12 @@ mod tests {
                 table.insert((*k).to_owned(), partners);
             }
         }
+        table
+    }
+
+    #[test]
+    fn numerals_clique_terminates() {
+        let table = clique_table(&[["1", "one", "first"], ["2", "two", "second"]]);
         for p in [0, 1] {
             let n = Numerals::new(&table, p);
             for t in ["shop1", "one", "first", "1and2"] {
@@ -650,15 +717,19 @@ mod tests {
     }
 
     /// Found by the `generators` fuzz target: a 31-byte name with many overlapping digit keys
-    /// walked 5,631 variants (336 KB) under the old cap of 65,536; the cap of 4,096 bounds it.
+    /// walks 5,631 variants (336 KB; 123 ms in the first fast walk, which led to a cap of 4,096
+    /// that changed such answers). Under the cap of 65,536 it walks them all, like upstream and
+    /// the reference walk, in a few milliseconds.
     #[test]
-    fn fuzz_found_numeral_walk_stops_at_the_cap() {
+    fn fuzz_found_numeral_walk_of_overlapping_digit_keys() {
         let data = crate::Data::english();
         for p in [0, 1] {
             let n = Numerals::new(&data.numerals, p);
-            let mut out = Vec::new();
-            numeral_swap("oi990126i92>58bookk401925111i2", &n, &mut out);
-            assert_eq!(out.len(), NUMERAL_WALK_LIMIT, "position {p}");
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            numeral_swap("oi990126i92>58bookk401925111i2", &n, &mut fast);
+            numeral_swap_reference("oi990126i92>58bookk401925111i2", &n, &mut slow);
+            assert_eq!(fast.len(), 5_631, "position {p}");
+            assert!(fast == slow, "position {p}");
         }
     }
 
@@ -679,7 +750,7 @@ mod tests {
             let (mut fast, mut slow) = (Vec::new(), Vec::new());
             numeral_swap(&name, &n, &mut fast);
             numeral_swap_reference(&name, &n, &mut slow);
-            assert_eq!(fast.len(), NUMERAL_WALK_LIMIT);
+            assert_eq!(fast.len(), 16_383, "position {p}");
             assert!(fast == slow, "position {p}");
         }
     }
@@ -716,6 +787,32 @@ mod tests {
             let t = parts.concat();
             let data = crate::Data::english();
             let n = Numerals::new(&data.numerals, position);
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            numeral_swap(&t, &n, &mut fast);
+            numeral_swap_reference(&t, &n, &mut slow);
+            proptest::prop_assert_eq!(fast, slow);
+        }
+
+        /// The same with clique-shaped numerals (upstream's own data shape: `1 → [first, one]`,
+        /// `one → [1, first]`, ...), where several keys share a value and words contain others.
+        #[test]
+        fn clique_numeral_walk_equals_the_reference(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "1", "one", "first", "2", "two", "second", "10", "ten", "tenth", "0", "-",
+                    "e", "on", "t",
+                ]),
+                0..9,
+            ),
+            position in 0usize..2,
+        ) {
+            let table = clique_table(&[
+                ["1", "one", "first"],
+                ["2", "two", "second"],
+                ["10", "ten", "tenth"],
+            ]);
+            let t = parts.concat();
+            let n = Numerals::new(&table, position);
             let (mut fast, mut slow) = (Vec::new(), Vec::new());
             numeral_swap(&t, &n, &mut fast);
             numeral_swap_reference(&t, &n, &mut slow);
