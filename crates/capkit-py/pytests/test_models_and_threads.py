@@ -151,7 +151,7 @@ def test_transforms_run_in_parallel_threads_with_the_same_result():
     assert out == [expected] * 4
 
 
-def test_keyboard_interrupt_during_a_long_profile_leaves_the_interpreter_usable():
+def test_keyboard_interrupt_during_a_long_profile_leaves_the_interpreter_usable(python_sigint):
     calls = []
 
     def student(ts):

@@ -578,7 +578,7 @@ def test_keyboard_interrupt_stops_the_run_and_leaves_python_usable(tmp_path):
     assert mutator.run_dataset(many_cases(3)).summary["cases"] == 3
 
 
-def test_ctrl_c_during_a_run_raises_keyboard_interrupt():
+def test_ctrl_c_during_a_run_raises_keyboard_interrupt(python_sigint):
     """A real interrupt of the main thread (what Ctrl-C does) while the Rust runner works."""
     import _thread
 
