@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
+use crate::variant::INLINE;
 use crate::{Example, ExampleRef, HarnessError, Variant};
 
 /// The longest JSONL line [`JsonlReader`] accepts, newline included: 8 MiB, as upstream.
@@ -82,18 +83,28 @@ fn encode_raw(e: &ExampleRef<'_>, out: &mut Vec<u8>, validate: bool) -> bool {
     out.extend_from_slice(b",\"expect\":");
     match e.expect {
         None => out.extend_from_slice(b"null"),
+        Some([]) => out.extend_from_slice(b"[]"),
         Some(set) => {
-            out.push(b'[');
+            // The quotes and commas between members are the same whatever the members hold.
+            out.reserve(set.iter().map(|v| v.len() + 3).sum::<usize>() + 1);
+            out.extend_from_slice(b"[\"");
             for (i, v) in set.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.extend_from_slice(b"\",\"");
                 }
-                let bytes = v.as_bytes();
-                if push_json_bytes(out, bytes) && validate {
-                    valid &= std::str::from_utf8(bytes).is_ok();
+                // A short member with nothing to escape (nearly all): its whole inline block
+                // is copied (a fixed size: stores, no call) and the padding cut off again.
+                if let Some((block, len)) = v.inline_parts()
+                    && inline_is_clean(block, len)
+                {
+                    let at = out.len();
+                    out.extend_from_slice(block);
+                    out.truncate(at + len);
+                    continue;
                 }
+                valid &= push_json_content(out, v.as_bytes()) || !validate;
             }
-            out.push(b']');
+            out.extend_from_slice(b"\"]");
         }
     }
     if !e.split.is_empty() {
@@ -158,35 +169,64 @@ pub fn push_json_str(out: &mut Vec<u8>, s: &str) {
     push_json_bytes(out, s.as_bytes());
 }
 
-/// [`push_json_str`] over bytes the caller knows (or will check) to be UTF-8; returns whether
-/// any byte was non-ASCII.
+/// [`push_json_str`] over bytes that may not be UTF-8 (a `bf` variant); returns whether they
+/// are (if not, the bytes written are not JSON and the caller discards them).
 fn push_json_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    let mut seen = 0u8;
-    let mut seen_words = 0u64;
-    let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        // Eight bytes at a time while none needs a look (nearly all of every name).
-        if let Some(chunk) = bytes.get(i..i + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let w = u64::from_le_bytes(word);
-            seen_words |= w;
-            let hits = special_bytes(w);
-            if hits == 0 {
-                i += 8;
-                continue;
-            }
-            // The lowest flagged byte is a true hit (false positives only follow a true one).
-            i += (hits.trailing_zeros() / 8) as usize;
+    let utf8 = push_json_content(out, bytes);
+    out.push(b'"');
+    utf8
+}
+
+/// The inside of [`push_json_bytes`]'s string (no quotes); returns whether `bytes` are UTF-8.
+///
+/// Nearly every member of a set is plain ASCII with nothing to escape: the whole member is
+/// checked eight bytes at a time first and, when clean, copied in one go. Otherwise the bytes
+/// up to the first one that needs a look are copied, and from there each byte that needs a look
+/// is handled: escaped, or (not ASCII) checked as the start of a UTF-8 sequence and copied.
+#[inline(always)]
+fn push_json_content(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
+    match first_to_look_at(bytes, 0) {
+        None => {
+            out.extend_from_slice(bytes);
+            true
         }
+        Some(first) => escape_from(out, bytes, first),
+    }
+}
+
+/// The length of the UTF-8 sequence that starts `bytes` (with a byte of 0x80 or more), or `None`
+/// when it is not a valid one (Unicode's table of well-formed sequences: no overlong forms, no
+/// surrogates, nothing past U+10FFFF).
+fn utf8_sequence(bytes: &[u8]) -> Option<usize> {
+    let (len, second) = match *bytes.first()? {
+        0xC2..=0xDF => (2, 0x80..=0xBF),
+        0xE0 => (3, 0xA0..=0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80..=0xBF),
+        0xED => (3, 0x80..=0x9F),
+        0xF0 => (4, 0x90..=0xBF),
+        0xF1..=0xF3 => (4, 0x80..=0xBF),
+        0xF4 => (4, 0x80..=0x8F),
+        _ => return None,
+    };
+    let rest = bytes.get(1..len)?;
+    (second.contains(&rest[0]) && rest[1..].iter().all(|b| (0x80..=0xBF).contains(b)))
+        .then_some(len)
+}
+
+/// Writes `bytes` escaped, knowing that `bytes[..first]` need nothing and `bytes[first]` needs a
+/// look; returns whether `bytes` are UTF-8. Kept out of line: the clean path stays small.
+#[inline(never)]
+fn escape_from(out: &mut Vec<u8>, bytes: &[u8], first: usize) -> bool {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut utf8 = true;
+    let mut start = 0;
+    let mut next = Some(first);
+    while let Some(i) = next {
         let b = bytes[i];
-        seen |= b;
+        let mut resume = i + 1;
         match ESCAPE[b as usize] {
-            0 => i += 1,
             1 => {
                 out.extend_from_slice(&bytes[start..i]);
                 match b {
@@ -203,43 +243,126 @@ fn push_json_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
                         out.push(HEX[(b & 0xf) as usize]);
                     }
                 }
-                i += 1;
-                start = i;
+                start = resume;
             }
-            _ => {
-                // U+2028 and U+2029 (E2 80 A8/A9): valid JSON raw, but Go escapes them for
-                // JavaScript's sake.
-                if bytes.get(i + 1) == Some(&0x80)
-                    && matches!(bytes.get(i + 2), Some(0xA8) | Some(0xA9))
-                {
-                    out.extend_from_slice(&bytes[start..i]);
-                    out.extend_from_slice(if bytes[i + 2] == 0xA8 {
-                        b"\\u2028"
-                    } else {
-                        b"\\u2029"
-                    });
-                    i += 3;
-                    start = i;
+            // U+2028 and U+2029 (E2 80 A8/A9): valid JSON raw, but Go escapes them for
+            // JavaScript's sake.
+            2 if bytes.get(i + 1) == Some(&0x80)
+                && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9)) =>
+            {
+                out.extend_from_slice(&bytes[start..i]);
+                out.extend_from_slice(if bytes[i + 2] == 0xA8 {
+                    b"\\u2028"
                 } else {
-                    i += 1;
-                }
+                    b"\\u2029"
+                });
+                resume = i + 3;
+                start = resume;
             }
+            // Any other non-ASCII byte starts a sequence copied as it is (if it is one).
+            _ => match utf8_sequence(&bytes[i..]) {
+                Some(len) => resume = i + len,
+                None => utf8 = false,
+            },
         }
+        next = first_to_look_at(bytes, resume);
     }
     out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
-    seen >= 0x80 || seen_words & 0x8080_8080_8080_8080 != 0
+    utf8
 }
 
-/// A mask with the high bit set in (at least the lowest of) the bytes of `w` that
-/// [`ESCAPE`] flags: below 0x20, `"`, `\\`, `<`, `>`, `&`, or 0xE2. Zero when there is none.
-fn special_bytes(w: u64) -> u64 {
+/// The first byte at or after `from` that needs a look (escaped, or not ASCII), eight at a time.
+#[inline(always)]
+fn first_to_look_at(bytes: &[u8], from: usize) -> Option<usize> {
+    let n = bytes.len();
+    if n < from + 8 {
+        let rest = bytes.get(from..)?;
+        return rest
+            .iter()
+            .position(|&b| b >= 0x80 || ESCAPE[b as usize] != 0)
+            .map(|p| from + p);
+    }
+    let mut at = from;
+    while at + 8 <= n {
+        let look = needs_look(word_at(bytes, at));
+        if look != 0 {
+            return Some(at + (look.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    if at == n {
+        return None;
+    }
+    // The last eight bytes, those before `at` masked off (they were looked at already).
+    let seen = 8 * (8 - (n - at)) as u32;
+    let look = needs_look(word_at(bytes, n - 8)) & (u64::MAX << seen);
+    (look != 0).then(|| n - 8 + (look.trailing_zeros() / 8) as usize)
+}
+
+/// Whether the first `len` bytes of an inline block need no look (the zero padding after them
+/// would look like control characters, so it is masked off).
+#[inline(always)]
+fn inline_is_clean(block: &[u8; INLINE], len: usize) -> bool {
+    // The low `n` bytes of a word (all of it from 8 on).
+    let low = |n: usize| {
+        if n >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * n)) - 1
+        }
+    };
+    let mut look = needs_look(word_at(block, 0)) & low(len);
+    if len > 8 {
+        look |= needs_look(word_at(block, 8)) & low(len - 8);
+    }
+    if len > 16 {
+        look |= needs_look(word_at(block, 16)) & low(len - 16);
+    }
+    if len > 24 {
+        // Bytes 22..30: the two already seen masked off, and the padding.
+        look |= needs_look(word_at(block, INLINE - 8)) & low(len - 22) & !low(2);
+    }
+    look == 0
+}
+
+/// The eight bytes at `at`, little-endian (the caller checked they exist).
+#[inline(always)]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    if let Some(eight) = bytes.get(at..at + 8) {
+        word.copy_from_slice(eight);
+    }
+    u64::from_le_bytes(word)
+}
+
+/// The high bit of each byte of `w` that needs a look: below 0x20, `"`, `&`, `<`, `>`, `\`, or
+/// not ASCII. Exact per byte (no carry crosses bytes: every sum below stays under 0x100).
+#[inline(always)]
+fn needs_look(w: u64) -> u64 {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
-    let zero_in = |v: u64| v.wrapping_sub(LO) & !v & HI;
-    let eq = |b: u8| zero_in(w ^ (LO * u64::from(b)));
-    let below_space = w.wrapping_sub(LO * 0x20) & !w & HI;
-    below_space | eq(b'"') | eq(b'\\') | eq(b'<') | eq(b'>') | eq(b'&') | eq(0xE2)
+    let x = w & !HI;
+    // High bit set when the byte is at least 0x20.
+    let printable = x + LO * (0x80 - 0x20);
+    // High bit set when the 7-bit value `v` is not zero.
+    let nonzero = |v: u64| v + LO * 0x7f;
+    // `"` and `&` differ in bit 2 only, `<` and `>` in bit 1 only.
+    let not_quote_amp = nonzero((x & (LO * 0x7b)) ^ (LO * 0x22));
+    let not_angle = nonzero((x & (LO * 0x7d)) ^ (LO * 0x3c));
+    let not_backslash = nonzero(x ^ (LO * 0x5c));
+    (!(printable & not_quote_amp & not_angle & not_backslash) | w) & HI
+}
+
+/// The bytes `bytes` take inside a JSON string as written here, quotes excluded.
+pub(crate) fn escaped_len(bytes: &[u8]) -> usize {
+    match first_to_look_at(bytes, 0) {
+        None => bytes.len(),
+        Some(first) => {
+            let mut out = Vec::with_capacity(bytes.len() + 8);
+            escape_from(&mut out, bytes, first);
+            out.len()
+        }
+    }
 }
 
 /// Reads a whole JSONL corpus. See [`JsonlReader`] for the line rules.
@@ -490,6 +613,199 @@ mod tests {
         // Other characters starting with E2 stay raw.
         assert_eq!(json_of("€‚…"), "\"€‚…\"");
         assert_eq!(json_of("/é日本"), "\"/é日本\"");
+    }
+
+    /// Go's escaping one byte at a time: what the word-at-a-time encoder must produce.
+    fn reference(bytes: &[u8]) -> (Vec<u8>, bool) {
+        // Go's two-character escapes; other controls and `<`, `>`, `&` are `\u00XX`.
+        let short = |b: u8| {
+            [
+                (b'"', "\\\""),
+                (b'\\', "\\\\"),
+                (b'\n', "\\n"),
+                (b'\r', "\\r"),
+                (b'\t', "\\t"),
+                (0x08, "\\b"),
+                (0x0c, "\\f"),
+            ]
+            .into_iter()
+            .find(|&(c, _)| c == b)
+            .map(|(_, e)| e.to_owned())
+        };
+        let mut raw = vec![b'"'];
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let escaped = short(b)
+                .or_else(|| (b < 0x20 || b"<>&".contains(&b)).then(|| format!("\\u{b:04x}")));
+            let separator = (b == 0xE2
+                && bytes.get(i + 1) == Some(&0x80)
+                && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9)))
+            .then(|| format!("\\u20{:02x}", bytes[i + 2] - 0x80));
+            match (escaped, separator) {
+                (Some(e), _) => raw.extend_from_slice(e.as_bytes()),
+                (None, Some(e)) => {
+                    raw.extend_from_slice(e.as_bytes());
+                    i += 2;
+                }
+                (None, None) => raw.push(b),
+            }
+            i += 1;
+        }
+        raw.push(b'"');
+        (raw, std::str::from_utf8(bytes).is_ok())
+    }
+
+    #[test]
+    fn every_byte_at_every_position_escapes_like_the_reference() {
+        let plain = b"abcdefghijklmnopqrstuvwx";
+        for len in 0..=plain.len() {
+            for pos in 0..len {
+                for b in 0..=255u8 {
+                    let mut bytes = plain[..len].to_vec();
+                    bytes[pos] = b;
+                    // And a second special later, when there is room.
+                    for second in [None, Some(b'"'), Some(0xE2)] {
+                        let mut bytes = bytes.clone();
+                        if let (Some(s), true) = (second, pos + 3 < len) {
+                            bytes[pos + 3] = s;
+                        }
+                        let mut out = Vec::new();
+                        let utf8 = push_json_bytes(&mut out, &bytes);
+                        assert_eq!((out, utf8), reference(&bytes), "{bytes:?}");
+                    }
+                }
+            }
+        }
+        // Sequences at the edges of well-formedness (overlong, surrogate, past U+10FFFF,
+        // truncated) and their valid neighbours, at every offset.
+        let sequences: [&[u8]; 10] = [
+            &[0xED, 0xA0, 0x80],
+            &[0xED, 0x9F, 0xBF],
+            &[0xE0, 0x80, 0x80],
+            &[0xE0, 0xA0, 0x80],
+            &[0xC0, 0x80],
+            &[0xC2, 0x80],
+            &[0xF4, 0x90, 0x80, 0x80],
+            &[0xF4, 0x8F, 0xBF, 0xBF],
+            &[0xF0, 0x9F, 0x98, 0x80],
+            &[0xE2, 0x82],
+        ];
+        for seq in sequences {
+            for pos in 0..12 {
+                let mut bytes = b"abcdefghijkl".to_vec();
+                bytes.splice(pos..pos, seq.iter().copied());
+                let mut out = Vec::new();
+                let utf8 = push_json_bytes(&mut out, &bytes);
+                assert_eq!((out, utf8), reference(&bytes), "{bytes:?}");
+            }
+        }
+        // U+2028/U+2029 and look-alike prefixes, at every offset around a word boundary.
+        for pos in 0..12 {
+            for tail in [
+                &[0x80u8, 0xA8][..],
+                &[0x80, 0xA9],
+                &[0x80, 0xAA],
+                &[0x81, 0xA8],
+                &[0x80],
+            ] {
+                let mut bytes = b"abcdefghijkl".to_vec();
+                bytes.truncate(pos);
+                bytes.push(0xE2);
+                bytes.extend_from_slice(tail);
+                bytes.extend_from_slice(b"xyz");
+                let mut out = Vec::new();
+                let utf8 = push_json_bytes(&mut out, &bytes);
+                assert_eq!((out, utf8), reference(&bytes), "{bytes:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Arbitrary bytes and arbitrary text (every UTF-8 length, surrogate and overlong
+        /// neighbours among the bytes): the same output and the same verdict on UTF-8.
+        #[test]
+        fn any_bytes_escape_like_the_reference(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+            text in proptest::prelude::any::<String>(),
+        ) {
+            for b in [&bytes[..], text.as_bytes()] {
+                let mut out = Vec::new();
+                let utf8 = push_json_bytes(&mut out, b);
+                proptest::prop_assert_eq!((out, utf8), reference(b));
+            }
+        }
+    }
+
+    /// Encodes a set of these members and checks it against each member written by the byte
+    /// path, and the refusal against their UTF-8 validity; the first difference, if any.
+    fn set_matches_its_members(members: &[Vec<u8>]) -> Result<(), String> {
+        let set: Vec<Variant> = members.iter().cloned().map(Variant::from_bytes).collect();
+        let e = ExampleRef {
+            task: "t",
+            input: "i",
+            expect: Some(&set),
+            split: "",
+            source: "",
+        };
+        let mut out = Vec::new();
+        let got = encode_example_ref(&e, &mut out);
+        let mut want = b"{\"task\":\"t\",\"input\":\"i\",\"expect\":[".to_vec();
+        let mut utf8 = true;
+        for (i, m) in members.iter().enumerate() {
+            if i > 0 {
+                want.push(b',');
+            }
+            utf8 &= push_json_bytes(&mut want, m);
+        }
+        want.extend_from_slice(b"]}\n");
+        match (got, utf8) {
+            (Ok(()), true) if out == want => Ok(()),
+            (Err(_), false) if out.is_empty() => Ok(()),
+            _ => Err(format!(
+                "{members:?}: got {:?}, want {:?}",
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&want)
+            )),
+        }
+    }
+
+    #[test]
+    fn short_members_with_one_special_anywhere_are_escaped() {
+        for len in 1..=40 {
+            for pos in 0..len {
+                for special in [b'"', 0x01, 0xE9] {
+                    let mut member = vec![b'a'; len];
+                    member[pos] = special;
+                    set_matches_its_members(&[b"clean".to_vec(), member]).unwrap();
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Sets of short and long members (inline and heap variants, specials and non-ASCII
+        /// at every position, invalid UTF-8): each member written as the byte path writes it,
+        /// and refused exactly when one is not UTF-8.
+        #[test]
+        fn sets_encode_member_by_member(
+            members in proptest::collection::vec(
+                proptest::collection::vec(
+                    // Mostly clean bytes, so that clean members of every length occur.
+                    proptest::prop_oneof![
+                        12 => proptest::sample::select(vec![b'a', b'z', b'0', b'.', b'-', 0x7f]),
+                        1 => proptest::sample::select(vec![
+                            b'"', b'<', b'\\', 0x00, 0x1f, 0xC3, 0xA9, 0xE2, 0x80, 0xA8,
+                        ]),
+                    ],
+                    0..40,
+                ),
+                1..12,
+            ),
+        ) {
+            let checked = set_matches_its_members(&members);
+            proptest::prop_assert!(checked.is_ok(), "{}", checked.unwrap_err());
+        }
     }
 
     #[test]

@@ -77,7 +77,7 @@ impl Task {
     pub fn output_estimate(&self, input: &str) -> u64 {
         let b = input.len() as u64;
         // The input as a JSON string: members are mostly its bytes, escaped the same way.
-        let e: u64 = input.bytes().map(escaped_len).sum();
+        let e = escaped_str_len(input);
         // `members` strings of at most `len` escaped bytes, with quotes and a comma each, and
         // the brackets.
         let set = |members: u64, len: u64| members.saturating_mul(len.saturating_add(3)) + 2;
@@ -132,18 +132,7 @@ impl Task {
 
 /// The bytes `s` takes inside a JSON string as `emit` writes it, quotes excluded.
 pub(crate) fn escaped_str_len(s: &str) -> u64 {
-    s.bytes().map(escaped_len).sum()
-}
-
-/// The bytes `b` takes inside a JSON string as `emit` writes it (Go's escaping).
-fn escaped_len(b: u8) -> u64 {
-    match b {
-        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-        0..0x20 | b'<' | b'>' | b'&' => 6,
-        // E2 80 A8/A9 (U+2028/9) become six bytes: two more than their three.
-        0xE2 => 3,
-        _ => 1,
-    }
+    crate::jsonl::escaped_len(s.as_bytes()) as u64
 }
 
 /// The default maximum name length, in bytes: the longest DNS name.

@@ -185,95 +185,109 @@ impl Task {
     /// The oracle: every name this task derives from `input`, sorted bytewise, without
     /// duplicates, never `""` and never `input` itself. An empty `Vec` is the empty set.
     pub fn expect(&self, input: &str) -> Vec<Variant> {
-        use crate::generate::{inflect, ordered, rules};
         let mut out = Vec::new();
+        self.expect_into(input, &mut out);
+        out
+    }
+
+    /// [`expect`](Task::expect) into `out` (cleared first): a caller asking for many sets
+    /// reuses one buffer instead of allocating (and growing) one per set.
+    ///
+    /// ```
+    /// use typo_tasks::{Data, Registry};
+    /// let registry = Registry::new(&Data::default());
+    /// let mut set = Vec::new();
+    /// for input in ["ab", "google"] {
+    ///     registry.get("co").unwrap().expect_into(input, &mut set);
+    ///     assert_eq!(set, registry.get("co").unwrap().expect(input));
+    /// }
+    /// ```
+    pub fn expect_into(&self, input: &str, out: &mut Vec<Variant>) {
+        use crate::generate::{inflect, ordered, rules};
+        out.clear();
         // The high-volume generators emit their set already sorted and unique (see
         // `generate::ordered`); the rest push raw candidates and are finished here.
         let sorted = match &self.generator {
             Generator::Bf if input.is_ascii() => {
-                ordered::bit_flips_ascii(input, &mut out);
+                ordered::bit_flips_ascii(input, out);
                 true
             }
             Generator::Bf => {
-                out = rules::bit_flipping(input);
+                *out = rules::bit_flipping(input);
                 false
             }
             Generator::Co => {
-                ordered::deletions(input, &mut out);
+                ordered::deletions(input, out);
                 true
             }
             Generator::Cs => {
-                ordered::swaps(input, &mut out);
+                ordered::swaps(input, out);
                 true
             }
             Generator::Cr => {
-                ordered::repetitions(input, &mut out);
+                ordered::repetitions(input, out);
                 true
             }
             Generator::Hi => {
-                ordered::insert_chars_everywhere(input, &['-'], &mut out);
+                ordered::insert_chars_everywhere(input, &['-'], out);
                 true
             }
             Generator::Di => {
-                ordered::inner_dots(input, &mut out);
+                ordered::inner_dots(input, out);
                 true
             }
             Generator::Gi(g) => match g.chars() {
                 Some(set) => {
-                    ordered::insert_chars_everywhere(input, set, &mut out);
+                    ordered::insert_chars_everywhere(input, set, out);
                     true
                 }
                 None => {
-                    tables::grapheme_insertion(input, g.list(), &mut out);
+                    tables::grapheme_insertion(input, g.list(), out);
                     false
                 }
             },
             Generator::Gr(g) => match g.chars() {
                 Some(set) => {
-                    ordered::substitute_chars(input, |_| set, &mut out);
+                    ordered::substitute_chars(input, |_| set, out);
                     true
                 }
                 None => {
-                    tables::grapheme_replacement(input, g.list(), &mut out);
+                    tables::grapheme_replacement(input, g.list(), out);
                     false
                 }
             },
             Generator::Vs(v) => match v.chars() {
                 Some(set) => {
-                    tables::vowel_swapping_chars(input, set, &mut out);
+                    tables::vowel_swapping_chars(input, set, out);
                     true
                 }
                 None => {
-                    tables::vowel_swapping(input, v.list(), &mut out);
+                    tables::vowel_swapping(input, v.list(), out);
                     false
                 }
             },
             Generator::Hr(h) => {
-                ordered::substitute_prepared(input, |c| h.prepared(c), &mut out);
+                ordered::substitute_prepared(input, |c| h.prepared(c), out);
                 true
             }
             Generator::Acs(k) => {
-                ordered::substitute_chars(input, |c| k.sorted_of(c), &mut out);
+                ordered::substitute_chars(input, |c| k.sorted_of(c), out);
                 true
             }
             Generator::Aci(k) => {
-                keys::adjacent_insertion_sorted(input, k, &mut out);
+                keys::adjacent_insertion_sorted(input, k, out);
                 true
             }
             generator => {
                 match generator {
-                    Generator::Ho => rules::hyphen_omission(input, &mut out),
-                    Generator::Do => rules::dot_omission(input, &mut out),
-                    Generator::Dhs => rules::dot_hyphen_substitution(input, &mut out),
-                    Generator::Tos => rules::token_order_swap(input, &mut out),
-                    Generator::Sp => inflect::singular_pluralise(input, &mut out),
-                    Generator::Hs(w) | Generator::Cm(w) => {
-                        tables::swap_word_sets(input, w, &mut out)
-                    }
-                    Generator::Cns(n) | Generator::Ons(n) => {
-                        tables::numeral_swap(input, n, &mut out)
-                    }
-                    Generator::Rar(k) => keys::repetition_adjacent_replacement(input, k, &mut out),
+                    Generator::Ho => rules::hyphen_omission(input, out),
+                    Generator::Do => rules::dot_omission(input, out),
+                    Generator::Dhs => rules::dot_hyphen_substitution(input, out),
+                    Generator::Tos => rules::token_order_swap(input, out),
+                    Generator::Sp => inflect::singular_pluralise(input, out),
+                    Generator::Hs(w) | Generator::Cm(w) => tables::swap_word_sets(input, w, out),
+                    Generator::Cns(n) | Generator::Ons(n) => tables::numeral_swap(input, n, out),
+                    Generator::Rar(k) => keys::repetition_adjacent_replacement(input, k, out),
                     // Handled above.
                     Generator::Bf
                     | Generator::Co
@@ -292,10 +306,9 @@ impl Task {
             }
         };
         if sorted {
-            debug_assert!(generate::is_finished(&out, input), "{}: {input:?}", self.id);
-            out
+            debug_assert!(generate::is_finished(out, input), "{}: {input:?}", self.id);
         } else {
-            generate::finish(out, input)
+            generate::finish_in_place(out, input);
         }
     }
 

@@ -31,7 +31,7 @@ use std::hash::{Hash, Hasher};
 pub struct Variant(Repr);
 
 /// The most bytes stored without a heap allocation.
-const INLINE: usize = 30;
+pub(crate) const INLINE: usize = 30;
 
 #[derive(Clone)]
 enum Repr {
@@ -154,6 +154,15 @@ impl Variant {
         }
     }
 
+    /// The zero-padded bytes and the length of a short variant (stored inline), so a writer can
+    /// copy a fixed-size block.
+    pub(crate) fn inline_parts(&self) -> Option<(&[u8; INLINE], usize)> {
+        match &self.0 {
+            Repr::Inline { len, buf } => Some((buf, usize::from(*len))),
+            _ => None,
+        }
+    }
+
     /// Whether the name is valid UTF-8 (and so survives a JSON string).
     pub fn is_utf8(&self) -> bool {
         self.as_str().is_some()
@@ -247,6 +256,7 @@ impl Splicer<'_> {
 }
 
 impl Edits<'_> {
+    #[inline(always)]
     fn template(&mut self, len: usize) -> Option<(u8, &[u8; INLINE])> {
         let t = self.splicer.t.as_bytes();
         let (start, end) = (self.start, self.end);
@@ -274,6 +284,7 @@ impl Edits<'_> {
     /// and then `k`'s bytes are written into it in place: building the value first and moving it
     /// in would read back a partly overwritten temporary, a store-forwarding stall that costs
     /// more than the whole edit.
+    #[inline(always)]
     pub(crate) fn push_with(&mut self, k: char, out: &mut Vec<Variant>) {
         let mut kb = [0u8; 4];
         let k = k.encode_utf8(&mut kb).as_bytes();
@@ -286,8 +297,16 @@ impl Edits<'_> {
             if let Some(Variant(Repr::Inline { len, buf })) = out.last_mut() {
                 *len = template_len;
                 *buf = *template;
-                if let Some(slot) = buf.get_mut(start..start + k.len()) {
-                    slot.copy_from_slice(k);
+                // Copies of a constant length (stores), not a call to `memcpy` per edit.
+                match k.len() {
+                    1 => {
+                        if let Some(b) = buf.get_mut(start) {
+                            *b = kb[0];
+                        }
+                    }
+                    2 => copy_fixed::<2>(buf, start, &kb),
+                    3 => copy_fixed::<3>(buf, start, &kb),
+                    _ => copy_fixed::<4>(buf, start, &kb),
                 }
             }
             return;
@@ -306,6 +325,13 @@ impl Edits<'_> {
         let mut out = Vec::with_capacity(1);
         self.push_with(k, &mut out);
         out.pop().unwrap_or_else(|| Variant::from(""))
+    }
+}
+
+/// `buf[start..start + N] = k[..N]`, when it fits.
+fn copy_fixed<const N: usize>(buf: &mut [u8; INLINE], start: usize, k: &[u8; 4]) {
+    if let (Some(slot), Some(from)) = (buf.get_mut(start..start + N), k.get(..N)) {
+        slot.copy_from_slice(from);
     }
 }
 

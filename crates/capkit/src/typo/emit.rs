@@ -1,13 +1,15 @@
 //! `capkit typo emit`: the main job.
 //!
 //! The corpus streams through in chunks of names: each chunk is generated and encoded in
-//! parallel (rayon), then written in corpus order, so memory is bounded by one chunk and the
-//! bytes are exactly those of a single-threaded run.
+//! parallel (rayon, runs of [`BLOCK`] names per task, each run into one buffer that the writer
+//! hands back for reuse, and one set buffer per run for every task's answer), then written in
+//! corpus order, so memory is bounded by one chunk and the bytes are exactly those of a
+//! single-threaded run.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -111,58 +113,91 @@ fn parse_ratio(s: &str) -> Result<Ratio, String> {
     Ok(ratio)
 }
 
-/// The encoded output of one name.
-struct NameOut {
-    line: usize,
+/// Names encoded by one parallel task: a run of consecutive names, their JSONL in one buffer.
+const BLOCK: usize = 8;
+
+/// Encoded blocks of buffers bigger than this are not kept for reuse (a name of the worst kind
+/// writes tens of MB; memory goes back to the allocator with it).
+const KEEP_BUFFER: usize = 8 << 20;
+
+/// The encoded output of a run of consecutive names.
+#[derive(Default)]
+struct Block {
     bytes: Vec<u8>,
-    /// (task index, variants) of every example written.
-    facts: Vec<(usize, usize)>,
-    split: &'static str,
+    /// `(line, split)` of each name, in order.
+    names: Vec<(usize, &'static str)>,
+    /// `(name index in the block, task index, variants)` of every example written.
+    facts: Vec<(usize, usize, usize)>,
+    /// Task index of every example dropped as unrepresentable.
     dropped: Vec<usize>,
-    refused: Option<HarnessError>,
+    /// The first refused example (the block stops there): `(line, error)`.
+    refused: Option<(usize, HarnessError)>,
 }
 
-fn emit_name(
-    tasks: &[&Task],
-    line: usize,
-    name: &str,
-    source: &str,
-    splitter: Option<&Splitter>,
+/// What every name of a run shares.
+struct Emitter<'a> {
+    tasks: &'a [&'a Task],
+    source: &'a str,
+    splitter: Option<&'a Splitter>,
     with_empty: bool,
     drop: bool,
-) -> NameOut {
-    let split = splitter.map(|s| s.split_of(name)).unwrap_or("");
-    let mut out = NameOut {
-        line,
-        bytes: Vec::new(),
-        facts: Vec::new(),
-        split,
-        dropped: Vec::new(),
-        refused: None,
-    };
-    for (i, task) in tasks.iter().enumerate() {
-        let expect = task.expect(name);
-        if expect.is_empty() && !with_empty {
-            continue;
-        }
-        let variants = expect.len();
-        let example = ExampleRef {
-            task: task.id,
-            input: name,
-            expect: (!expect.is_empty()).then_some(expect.as_slice()),
-            split,
-            source,
-        };
-        match encode_example_ref(&example, &mut out.bytes) {
-            Ok(()) => out.facts.push((i, variants)),
-            Err(_) if drop => out.dropped.push(i),
-            Err(err) => {
-                out.refused = Some(err);
-                break;
+}
+
+impl Emitter<'_> {
+    /// Encodes `names` into `block` (whose buffer is empty), stopping at a refusal.
+    fn encode(&self, names: &[(usize, String)], block: &mut Block) {
+        // One set buffer for every (name, task) of the block.
+        let mut expect = Vec::new();
+        for (line, name) in names {
+            let split = self.splitter.map(|s| s.split_of(name)).unwrap_or("");
+            let at = block.names.len();
+            block.names.push((*line, split));
+            for (i, task) in self.tasks.iter().enumerate() {
+                task.expect_into(name, &mut expect);
+                if expect.is_empty() && !self.with_empty {
+                    continue;
+                }
+                let example = ExampleRef {
+                    task: task.id,
+                    input: name,
+                    expect: (!expect.is_empty()).then_some(expect.as_slice()),
+                    split,
+                    source: self.source,
+                };
+                match encode_example_ref(&example, &mut block.bytes) {
+                    Ok(()) => block.facts.push((at, i, expect.len())),
+                    Err(_) if self.drop => block.dropped.push(i),
+                    Err(err) => {
+                        block.refused = Some((*line, err));
+                        return;
+                    }
+                }
             }
         }
     }
-    out
+}
+
+/// Byte buffers passed back from the writer for reuse, so encoding rarely allocates or grows one.
+#[derive(Default)]
+struct Buffers(Mutex<Vec<Vec<u8>>>);
+
+impl Buffers {
+    fn take(&self) -> Vec<u8> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut free| free.pop())
+            .unwrap_or_default()
+    }
+
+    fn give(&self, mut buffer: Vec<u8>) {
+        if buffer.capacity() <= KEEP_BUFFER {
+            buffer.clear();
+            if let Ok(mut free) = self.0.lock() {
+                free.push(buffer);
+            }
+        }
+    }
 }
 
 fn progress(total: u64) -> ProgressBar {
@@ -212,17 +247,27 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(display)
         .unwrap_or_else(|| "stdout".to_owned());
-    // A writer thread takes each name's bytes in corpus order, so writing (and fingerprinting)
-    // overlaps the generation of the next chunk. The channel is bounded: memory stays bounded.
-    // One chunk in flight: memory is at most the chunk being generated, one queued and the one
+    // A writer thread takes each block's bytes in corpus order, so writing (and fingerprinting)
+    // overlaps the generation of the next chunk, and hands the buffers back for reuse. The
+    // channel is bounded: memory is at most the chunk being generated, one queued and the one
     // being written.
+    let emitter = Emitter {
+        tasks: &tasks,
+        source: &source,
+        splitter: splitter.as_ref(),
+        with_empty: args.with_empty,
+        drop: drop_unrepresentable,
+    };
+    let buffers = Buffers::default();
     let (tx, rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(1);
     let written = std::thread::scope(|scope| -> anyhow::Result<FingerprintWriter<Sink>> {
+        let buffers = &buffers;
         let writer = scope.spawn(move || -> std::io::Result<FingerprintWriter<Sink>> {
             let mut out = FingerprintWriter::new(sink);
             for chunk in rx {
                 for bytes in chunk {
                     out.write_all(&bytes)?;
+                    buffers.give(bytes);
                 }
             }
             Ok(out)
@@ -236,23 +281,26 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
                 if consumed == 0 {
                     return Ok(());
                 }
-                let outs: Vec<NameOut> = chunk
-                    .par_iter()
-                    .map(|(line, name)| {
-                        emit_name(
-                            &tasks,
-                            *line,
-                            name,
-                            &source,
-                            splitter.as_ref(),
-                            args.with_empty,
-                            drop_unrepresentable,
-                        )
+                let blocks: Vec<Block> = chunk
+                    .par_chunks(BLOCK)
+                    .map(|names| {
+                        let mut block = Block {
+                            bytes: buffers.take(),
+                            ..Block::default()
+                        };
+                        emitter.encode(names, &mut block);
+                        block
                     })
                     .collect();
-                let mut buffers = Vec::with_capacity(outs.len());
-                for (o, (_, name)) in outs.into_iter().zip(&chunk) {
-                    if let Some(err) = o.refused {
+                let mut out = Vec::with_capacity(blocks.len());
+                for (block, names_of) in blocks.into_iter().zip(chunk.chunks(BLOCK)) {
+                    for &(at, i, variants) in &block.facts {
+                        stats.add(tasks[i].id, &names_of[at].1, variants, block.names[at].1);
+                    }
+                    for &i in &block.dropped {
+                        *dropped.entry(tasks[i].id).or_default() += 1;
+                    }
+                    if let Some((line, err)) = block.refused {
                         let what = match &err {
                             HarnessError::NotRepresentable { task, input } => format!(
                                 "{task}/{input:?} has a variant that is not valid UTF-8 and cannot survive JSONL; \
@@ -261,20 +309,13 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
                             other => other.to_string(),
                         };
                         anyhow::bail!(
-                            "{}: line {}: {what} (nothing was written)",
-                            names.label(),
-                            o.line
+                            "{}: line {line}: {what} (nothing was written)",
+                            names.label()
                         );
                     }
-                    for (i, variants) in o.facts {
-                        stats.add(tasks[i].id, name, variants, o.split);
-                    }
-                    for i in o.dropped {
-                        *dropped.entry(tasks[i].id).or_default() += 1;
-                    }
-                    buffers.push(o.bytes);
+                    out.push(block.bytes);
                 }
-                if tx.send(buffers).is_err() {
+                if tx.send(out).is_err() {
                     // The writer stopped on an error; it is reported below.
                     return Ok(());
                 }

@@ -32,7 +32,9 @@ pub(crate) struct Sink {
     inner: Inner,
 }
 
-const BUF: usize = 1 << 20;
+/// Buffered writes of small pieces; emit's blocks of names (usually bigger) go straight through
+/// to the file, without a copy into the buffer.
+const BUF: usize = 64 << 10;
 
 impl Sink {
     /// A sink for `out` (or stdout); `may_refuse` says whether the corpus can still be refused

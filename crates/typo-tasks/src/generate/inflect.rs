@@ -5,50 +5,140 @@
 //! into an [`Inflector`]. The engine follows upstream's port of go-pluralize exactly, including
 //! its case restoration, which slices *bytes* and uses Go's per-code-point simple case mapping.
 //!
-//! Rules are tried from the last to the first, and the first that matches anywhere wins. Rather
-//! than running up to ~35 regexes one by one, a [`RegexSet`] finds every matching rule in one scan
-//! and the highest index is taken; only that rule's regex is then run for its captures.
+//! Rules are tried from the last to the first, and the first that matches anywhere wins. Every
+//! rule is anchored at the end of the word (`…$`; a rule that is not gets `(?s:.*)` appended,
+//! which matches where it did), so one lazy DFA over every rule of both lists, run backwards
+//! from the end of the word, finds all the rules that match after reading only the word's last
+//! few bytes; the highest index of a list wins. Only the winning rule's own regex (compiled the
+//! first time it wins) is then run, for its captures. Compiling ~50 Unicode case-insensitive
+//! regexes up front, and running a forward set over whole words, was most of `sp`'s cost.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
+use regex_automata::hybrid::dfa::{Cache, DFA, OverlappingState};
+use regex_automata::nfa::thompson;
+use regex_automata::util::pool::Pool;
+use regex_automata::{Anchored, Input, MatchKind};
 
 use crate::Variant;
 
 const RULES_JSON: &str = include_str!("../../data/pluralize_rules.json");
 
 struct Rule {
-    regex: Regex,
+    /// The rule in `regex` syntax, anchored at the end.
+    pattern: String,
     replacement: String,
+    /// Compiled the first time the rule wins (`None` if it does not compile, which the set's
+    /// compilation has ruled out already).
+    regex: OnceLock<Option<Regex>>,
+}
+
+impl Rule {
+    fn regex(&self) -> Option<&Regex> {
+        self.regex
+            .get_or_init(|| Regex::new(&self.pattern).ok())
+            .as_ref()
+    }
 }
 
 struct RuleList {
     rules: Vec<Rule>,
-    set: RegexSet,
+    /// Where this list's rules start among the matcher's patterns.
+    first: usize,
 }
 
 impl RuleList {
-    fn compile(texts: &[(String, String)]) -> Option<RuleList> {
-        let patterns: Vec<String> = texts.iter().map(|(p, _)| translate(p)).collect();
-        let set = RegexSet::new(&patterns).ok()?;
-        let rules = patterns
+    fn new(texts: &[(String, String)], first: usize) -> RuleList {
+        let rules = texts
             .iter()
-            .zip(texts)
-            .map(|(p, (_, r))| {
-                Some(Rule {
-                    regex: Regex::new(p).ok()?,
-                    replacement: r.clone(),
-                })
+            .map(|(p, r)| Rule {
+                pattern: anchored_at_end(&translate(p)),
+                replacement: r.clone(),
+                regex: OnceLock::new(),
             })
-            .collect::<Option<Vec<_>>>()?;
-        Some(RuleList { rules, set })
+            .collect();
+        RuleList { rules, first }
     }
 
     /// The last rule (in load order) that matches anywhere in `word`.
-    fn last_match(&self, word: &str) -> Option<&Rule> {
-        let index = self.set.matches(word).iter().next_back()?;
-        self.rules.get(index)
+    fn last_match(&self, word: &str, matcher: &Matcher) -> Option<&Rule> {
+        let found = match matcher.last_in(word, self.first..self.first + self.rules.len()) {
+            Ok(index) => index,
+            // The lazy DFA gave up (it never does with its default configuration): ask each
+            // rule, last first, which is what the DFA computes.
+            Err(()) => self
+                .rules
+                .iter()
+                .rposition(|r| r.regex().is_some_and(|re| re.is_match(word))),
+        };
+        self.rules.get(found?)
+    }
+}
+
+/// Every rule of both lists in one lazy DFA of the reversed patterns, each searched for in
+/// every word.
+struct Matcher {
+    dfa: Arc<DFA>,
+    caches: Pool<Cache, Box<dyn Fn() -> Cache + Send + Sync>>,
+}
+
+impl Matcher {
+    fn new(patterns: &[&str]) -> Option<Matcher> {
+        // `utf8(false)`: the overlapping search would otherwise skip the empty matches that
+        // split a code point, and in doing so (regex-automata 0.4.19) lose other patterns'
+        // matches (`émice` lost `…ice$` after `s?$`'s empty match). Every match here ends at the
+        // end of the word, a code point boundary, so no match can split one anyway.
+        let dfa = DFA::builder()
+            .configure(DFA::config().match_kind(MatchKind::All))
+            .thompson(thompson::Config::new().reverse(true).utf8(false))
+            .build_many(patterns)
+            .ok()?;
+        let dfa = Arc::new(dfa);
+        let for_caches = Arc::clone(&dfa);
+        let create: Box<dyn Fn() -> Cache + Send + Sync> =
+            Box::new(move || for_caches.create_cache());
+        Some(Matcher {
+            dfa,
+            caches: Pool::new(create),
+        })
+    }
+
+    /// The highest pattern index in `range` that matches `word` (every pattern ends at the end
+    /// of the word, so a reverse search anchored there sees them all), relative to the range.
+    fn last_in(&self, word: &str, range: std::ops::Range<usize>) -> Result<Option<usize>, ()> {
+        let mut cache = self.caches.get();
+        let input = Input::new(word).anchored(Anchored::Yes);
+        let mut state = OverlappingState::start();
+        let mut best: Option<usize> = None;
+        loop {
+            self.dfa
+                .try_search_overlapping_rev(&mut cache, &input, &mut state)
+                .map_err(|_| ())?;
+            let Some(m) = state.get_match() else {
+                return Ok(best);
+            };
+            let p = m.pattern().as_usize();
+            if range.contains(&p) && best.is_none_or(|b| p - range.start > b) {
+                best = Some(p - range.start);
+            }
+        }
+    }
+}
+
+/// `pattern` if every match of it ends at the end of the haystack, else `pattern` followed by
+/// anything to the end (which matches exactly where `pattern` matches somewhere).
+fn anchored_at_end(pattern: &str) -> String {
+    let anchored = regex_syntax::Parser::new().parse(pattern).is_ok_and(|hir| {
+        hir.properties()
+            .look_set_suffix()
+            .contains(regex_syntax::hir::Look::End)
+    });
+    if anchored {
+        pattern.to_owned()
+    } else {
+        format!("(?:{pattern})(?s:.*)$")
     }
 }
 
@@ -74,6 +164,7 @@ pub(crate) struct Inflector {
     uncountables: HashSet<String>,
     plural: RuleList,
     singular: RuleList,
+    matcher: Matcher,
 }
 
 #[derive(serde::Deserialize)]
@@ -121,12 +212,24 @@ impl Inflector {
                 )
                 .collect()
         };
+        let plural = with_patterns(&file.plural_rules);
+        let singular = with_patterns(&file.singular_rules);
+        let plural = RuleList::new(&plural, 0);
+        let singular = RuleList::new(&singular, plural.rules.len());
+        let patterns: Vec<&str> = plural
+            .rules
+            .iter()
+            .chain(&singular.rules)
+            .map(|r| r.pattern.as_str())
+            .collect();
+        let matcher = Matcher::new(&patterns)?;
         Some(Inflector {
             irregular_singles,
             irregular_plurals,
             uncountables,
-            plural: RuleList::compile(&with_patterns(&file.plural_rules))?,
-            singular: RuleList::compile(&with_patterns(&file.singular_rules))?,
+            plural,
+            singular,
+            matcher,
         })
     }
 
@@ -144,7 +247,7 @@ impl Inflector {
         if token.is_empty() || self.uncountables.contains(token) {
             return word.to_owned();
         }
-        match rules.last_match(word) {
+        match rules.last_match(word, &self.matcher) {
             Some(rule) => replace(word, rule),
             None => word.to_owned(),
         }
@@ -251,7 +354,7 @@ enum Number {
 /// `replace(word, rule)`: the leftmost match replaced by the expanded replacement, case restored
 /// from the matched text (or, for an empty match, from the single byte before it).
 fn replace(word: &str, rule: &Rule) -> String {
-    let Some(caps) = rule.regex.captures(word) else {
+    let Some(caps) = rule.regex().and_then(|re| re.captures(word)) else {
         return word.to_owned();
     };
     let Some(m) = caps.get(0) else {
@@ -497,8 +600,15 @@ mod tests {
         assert_eq!(sp("x-lives"), ["x-life"]);
     }
 
+    /// What the matcher must compute: the last rule whose own regex matches, scanning back.
+    fn backwards_scan(list: &RuleList, word: &str) -> Option<usize> {
+        list.rules
+            .iter()
+            .rposition(|r| r.regex().unwrap().is_match(word))
+    }
+
     #[test]
-    fn the_rule_set_finds_the_same_rule_as_a_backwards_scan() {
+    fn the_matcher_finds_the_same_rule_as_a_backwards_scan() {
         let inf = Inflector::english().unwrap();
         let words = [
             "mice",
@@ -506,6 +616,7 @@ mod tests {
             "wives",
             "x-lives",
             "halflives",
+            "lives",
             "geese",
             "axes",
             "buses",
@@ -529,12 +640,46 @@ mod tests {
             "PEOPLE",
             "children",
             "eaux",
+            "thou",
+            "ſ",
+            "MEN",
+            "\u{212A}nives",
         ];
         for list in [&inf.plural, &inf.singular] {
             for w in words {
-                let scan = list.rules.iter().rposition(|r| r.regex.is_match(w));
-                let set = list.set.matches(w).iter().next_back();
-                assert_eq!(set, scan, "{w:?}");
+                assert_eq!(
+                    inf.matcher
+                        .last_in(w, list.first..list.first + list.rules.len()),
+                    Ok(backwards_scan(list, w)),
+                    "{w:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_rule_is_anchored_at_the_end() {
+        assert_eq!(anchored_at_end("(?i)s$"), "(?i)s$");
+        assert_eq!(anchored_at_end("(?i)^thou$"), "(?i)^thou$");
+        // Not anchored: made so, matching wherever the rule matched somewhere.
+        let wrapped = anchored_at_end("(?i)ab|c$");
+        assert_eq!(wrapped, "(?:(?i)ab|c$)(?s:.*)$");
+        let re = Regex::new(&wrapped).unwrap();
+        assert!(re.is_match("xaby") && re.is_match("xc") && !re.is_match("xcy"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Random words from the letters the rules look at (and case and Unicode look-alikes
+        /// their case-insensitive classes match): the matcher agrees with the backwards scan.
+        #[test]
+        fn the_matcher_agrees_with_the_rules(
+            word in "[a-zA-Z\\-. éüſ\u{212A}]{0,12}(s|es|ies|ves|ice|en|a|i|um|on|ae|im|x|us)?",
+        ) {
+            let inf = Inflector::english().unwrap();
+            for list in [&inf.plural, &inf.singular] {
+                let got = inf.matcher.last_in(&word, list.first..list.first + list.rules.len());
+                proptest::prop_assert_eq!(got, Ok(backwards_scan(list, &word)), "{:?}", word);
             }
         }
     }

@@ -16,11 +16,17 @@ pub(crate) mod tables;
 use crate::Variant;
 
 /// Sorts bytewise, dedups, drops `""` and `input`.
+#[cfg(test)]
 pub(crate) fn finish(mut candidates: Vec<Variant>, input: &str) -> Vec<Variant> {
+    finish_in_place(&mut candidates, input);
+    candidates
+}
+
+/// [`finish`] in place.
+pub(crate) fn finish_in_place(candidates: &mut Vec<Variant>, input: &str) {
     candidates.sort_unstable();
     candidates.dedup();
     candidates.retain(|c| !c.is_empty() && c.as_bytes() != input.as_bytes());
-    candidates
 }
 
 /// Whether `out` is already a finished set for `input`: strictly increasing, no `""`, no input.

@@ -34,6 +34,7 @@ pub(crate) fn substitute_chars<'a>(
     out: &mut Vec<Variant>,
 ) {
     let (bounds, chars) = split_chars(t);
+    out.reserve(chars.iter().map(|&c| set(c).len()).sum());
     let sp = Splicer::new(t);
     for (i, &c) in chars.iter().enumerate() {
         let s = set(c);
@@ -95,6 +96,7 @@ pub(crate) fn insert_char_sets<'a>(
 ) {
     let (bounds, chars) = split_chars(t);
     let n = chars.len();
+    out.reserve((0..=n).map(|g| set(g).len()).sum());
     let sp = Splicer::new(t);
     for (g, &c) in chars.iter().enumerate() {
         let s = set(g);
@@ -276,6 +278,13 @@ pub(crate) fn substitute_prepared<'a>(
     out: &mut Vec<Variant>,
 ) {
     let (bounds, chars) = split_chars(t);
+    out.reserve(
+        chars
+            .iter()
+            .filter_map(|&c| table(c))
+            .map(|r| r.low.len() + r.high.len())
+            .sum(),
+    );
     let sp = Splicer::new(t);
     let emit = |i: usize, values: &[String], sort: bool, out: &mut Vec<Variant>| {
         if values.is_empty() {

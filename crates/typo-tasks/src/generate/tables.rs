@@ -227,6 +227,8 @@ pub(crate) struct WordSets {
     pattern_word: Vec<u32>,
     /// The id of `""`, which occurs in every input, if some group has it.
     empty_word: Option<u32>,
+    /// The longest word, in bytes.
+    longest: u64,
 }
 
 impl WordSets {
@@ -279,7 +281,9 @@ impl WordSets {
             .unzip();
         // A build failure (only possible for absurd table sizes) degrades to "no word occurs".
         let automaton = AhoCorasick::new(&patterns).ok();
+        let longest = words.iter().map(String::len).max().unwrap_or(0) as u64;
         WordSets {
+            longest,
             words,
             groups: indexed,
             shadowers,
@@ -315,7 +319,7 @@ impl WordSets {
 
     /// The longest word, in bytes.
     pub(crate) fn longest(&self) -> u64 {
-        self.words.iter().map(String::len).max().unwrap_or(0) as u64
+        self.longest
     }
 }
 
@@ -381,6 +385,8 @@ pub(crate) fn swap_word_sets(t: &str, sets: &WordSets, out: &mut Vec<Variant>) {
 pub(crate) struct Numerals {
     pairs: Vec<(String, String)>,
     patterns: super::numeral_walk::Patterns,
+    /// See [`Numerals::growth`].
+    growth: u64,
 }
 
 impl Numerals {
@@ -391,7 +397,21 @@ impl Numerals {
             .filter(|(k, v)| !k.is_empty() && !v.is_empty())
             .collect();
         let patterns = super::numeral_walk::Patterns::new(&pairs);
-        Numerals { pairs, patterns }
+        let growth = pairs
+            .iter()
+            .flat_map(|(k, v)| [(k, v), (v, k)])
+            .map(|(from, to)| {
+                let from = (from.len() as u64).max(1);
+                crate::limits::escaped_str_len(to).div_ceil(from)
+            })
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        Numerals {
+            pairs,
+            patterns,
+            growth,
+        }
     }
 
     /// `occurs[2i]`: key `i` is a substring of `t`; `occurs[2i + 1]`: value `i` is.
@@ -427,16 +447,7 @@ impl Numerals {
     /// for tables (like the shipped ones) where a replacement never creates another numeral of
     /// its direction.
     pub(crate) fn growth(&self) -> u64 {
-        self.pairs
-            .iter()
-            .flat_map(|(k, v)| [(k, v), (v, k)])
-            .map(|(from, to)| {
-                let from = (from.len() as u64).max(1);
-                crate::limits::escaped_str_len(to).div_ceil(from)
-            })
-            .max()
-            .unwrap_or(1)
-            .max(1)
+        self.growth
     }
 }
 
