@@ -9,7 +9,7 @@ Runs both binaries interleaved (old, new, old, new, ...) with the same command l
     capkit typo emit --corpus FILE --tasks all --no-split --drop-unrepresentable --out TMP
 
 (a command line every capkit since 7b17ed4 accepts; the output of the previous run is removed
-before each run, outside the measurement), and reports for each the median, minimum and
+before each run, outside the measurement, unless --replace), and reports for each the median, minimum and
 maximum CPU seconds (user + sys of the process and its threads, from wait4's rusage, microsecond
 resolution) and the median wall time, the ratio old / new of the CPU medians, and the load
 average before and after. (Peak RSS is not reported: ru_maxrss survives exec, so a child of this
@@ -39,13 +39,14 @@ def load():
         return " ".join(f.read().split()[:3])
 
 
-def run_once(exe, corpus, tasks, out):
+def run_once(exe, corpus, tasks, out, replace=False):
     """CPU seconds, wall seconds and output digest of one run."""
     cmd = [exe, "typo", "emit", "--corpus", corpus, "--tasks", tasks, "--no-split",
            "--drop-unrepresentable", "--out", out]
     # Every run writes a new file: replacing the previous run's output would charge the
-    # process for dropping that file's pages (and ext4's flush on rename-over).
-    if os.path.exists(out):
+    # process for dropping that file's pages (and ext4's flush on rename-over); --replace
+    # measures that case.
+    if os.path.exists(out) and not replace:
         os.unlink(out)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -68,6 +69,8 @@ def main():
     ap.add_argument("--corpus", default=os.path.join(
         ROOT, "crates", "typo-tasks", "tests", "fixtures", "bench_domains2000.txt"))
     ap.add_argument("--tasks", default="all")
+    ap.add_argument("--replace", action="store_true",
+                    help="leave the previous run's output in place, so each run replaces it")
     args = ap.parse_args()
     builds = {"old": args.old, "new": args.new}
     print(f"load before: {load()} on {os.cpu_count()} cores")
@@ -77,10 +80,10 @@ def main():
         out = os.path.join(tmp, "corpus.jsonl")
         # One untimed run each: page cache, binaries loaded.
         for exe in builds.values():
-            digests.add(run_once(exe, args.corpus, args.tasks, out)[2])
+            digests.add(run_once(exe, args.corpus, args.tasks, out, args.replace)[2])
         for _ in range(args.runs):
             for name, exe in builds.items():
-                cpu, wall, digest = run_once(exe, args.corpus, args.tasks, out)
+                cpu, wall, digest = run_once(exe, args.corpus, args.tasks, out, args.replace)
                 digests.add(digest)
                 results[name].append((cpu, wall))
     print(f"load after:  {load()}")

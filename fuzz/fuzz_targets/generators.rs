@@ -49,8 +49,9 @@ fuzz_target!(|data: &[u8]| {
     // instrumented build), so what the law bounds is the cost of each byte produced, which is
     // what a super-linear walk breaks (the walk takes 4-5 ns per output byte in release, 35-40
     // in this build, on its worst names). The long runs use 200 ms and 100 ns/byte, with
-    // -timeout=10 (a legitimate worst case takes seconds here); the defaults are looser for the
-    // CI smoke run on a loaded machine.
+    // -timeout=10 (a legitimate worst case takes seconds here) and
+    // -entropic_scale_per_exec_time=1 (fewer re-mutations of the slow walks); the defaults are
+    // looser for the CI smoke run on a loaded machine.
     let var = |name: &str, default: u64| {
         std::env::var(name)
             .ok()

@@ -47,7 +47,7 @@
 //! * The numeral walk (`cns`, `ons`) is exponential in the number of numeral words in a name;
 //!   upstream does not finish on names with 20 or more of them. Here it stops, deterministically,
 //!   after 65,536 variants (every golden set has at most 4,095; only names with 17 or more
-//!   numerals can get there), which keeps one 253-byte name within about 80 MB and 0.4 s (see
+//!   numerals can get there), which keeps one 253-byte name within about 80 MB and 0.3 s (see
 //!   [`NUMERAL_WALK_LIMIT`]).
 //! * `sp`'s case mapping uses Rust's Unicode tables (Go 1.23 has Unicode 15.0): letters added to
 //!   Unicode since then case-map here and not upstream. No golden input has one.

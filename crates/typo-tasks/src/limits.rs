@@ -12,42 +12,44 @@
 //! Measured with `cargo run --release -p capkit-typo-tasks --example worst_case` (English data,
 //! QWERTY, eleven adversarial 253-byte names: numeral words and digit keys run together, digits,
 //! digit runs, one letter repeated, letters, vowels, dots and hyphens, IDN letters,
-//! homoglyph-rich text; the largest set, its bytes and the slowest call per task, in CPU time of
-//! the calling thread; the slowest of three runs on the shared 2-core VM at load 4.5–5.5).
-//! Every task but `cns`/`ons` grows at most with the square of the length (about 26 variants
-//! per position, each about as long as the name); `cns`/`ons` stop at [`NUMERAL_WALK_LIMIT`]
-//! variants.
+//! homoglyph-rich text; the largest set, its bytes, [`Task::output_estimate`] (JSON bytes) for
+//! that input, and the slowest call per task in CPU time of the calling thread; the slowest of
+//! three runs on the shared 2-core VM at load 2.9–3.0). Every task but `cns`/`ons` grows at
+//! most with the square of the length (about 26 variants per position, each about as long as
+//! the name); `cns`/`ons` stop at [`NUMERAL_WALK_LIMIT`] variants.
 //!
-//! | task | most variants | output bytes | slowest |
-//! |---|---:|---:|---:|
-//! | `aci` | 1,755 | 446 KB | 0.4 ms |
-//! | `acs` | 948 | 240 KB | 0.1 ms |
-//! | `bf` | 2,024 | 513 KB | 0.7 ms |
-//! | `cm` | 11 | 3 KB | < 0.1 ms |
-//! | `cns` | 65,536 | 54.1 MB | 384 ms |
-//! | `co` | 253 | 64 KB | 0.1 ms |
-//! | `cr` | 253 | 64 KB | < 0.1 ms |
-//! | `cs` | 252 | 64 KB | < 0.1 ms |
-//! | `dhs` | 128 | 32 KB | < 0.1 ms |
-//! | `di` | 252 | 64 KB | 0.1 ms |
-//! | `do` | 64 | 16 KB | < 0.1 ms |
-//! | `gi` | 6,604 | 1.7 MB | 1.9 ms |
-//! | `gr` | 6,578 | 1.7 MB | 2.1 ms |
-//! | `hi` | 254 | 65 KB | 0.1 ms |
-//! | `ho` | 64 | 16 KB | < 0.1 ms |
-//! | `hr` | 2,344 | 597 KB | 0.2 ms |
-//! | `hs` | 32 | 8 KB | 0.1 ms |
-//! | `ons` | 65,536 | 75.1 MB | 417 ms |
-//! | `rar` | 756 | 191 KB | 0.2 ms |
-//! | `sp` | 1 | 254 B | 14.9 ms |
-//! | `tos` | 126 | 32 KB | 0.1 ms |
-//! | `vs` | 1,016 | 257 KB | 0.1 ms |
+//! | task | most variants | output bytes | estimate | slowest |
+//! |---|---:|---:|---:|---:|
+//! | `aci` | 1,755 | 446 KB | 996 KB | 0.2 ms |
+//! | `acs` | 948 | 240 KB | 496 KB | 0.1 ms |
+//! | `bf` | 2,024 | 513 KB | 530 KB | 0.6 ms |
+//! | `cm` | 11 | 3 KB | 485 KB | < 0.1 ms |
+//! | `cns` | 65,536 | 54.1 MB | 83.1 MB | 274 ms |
+//! | `co` | 253 | 64 KB | 65 KB | 0.1 ms |
+//! | `cr` | 253 | 64 KB | 71 KB | 0.1 ms |
+//! | `cs` | 252 | 64 KB | 65 KB | < 0.1 ms |
+//! | `dhs` | 128 | 32 KB | 65 KB | 0.1 ms |
+//! | `di` | 252 | 64 KB | 67 KB | 0.1 ms |
+//! | `do` | 64 | 16 KB | 65 KB | < 0.1 ms |
+//! | `gi` | 6,604 | 1.7 MB | 1.7 MB | 0.9 ms |
+//! | `gr` | 6,578 | 1.7 MB | 1.7 MB | 0.9 ms |
+//! | `hi` | 254 | 65 KB | 67 KB | 0.1 ms |
+//! | `ho` | 64 | 16 KB | 65 KB | < 0.1 ms |
+//! | `hr` | 2,344 | 597 KB | 1.8 MB | 0.2 ms |
+//! | `hs` | 32 | 8 KB | 1.4 MB | 0.1 ms |
+//! | `ons` | 65,536 | 75.1 MB | 116.3 MB | 290 ms |
+//! | `rar` | 756 | 191 KB | 538 KB | 0.1 ms |
+//! | `sp` | 1 | 254 B | 1 KB | 1.9 ms |
+//! | `tos` | 126 | 32 KB | 71 KB | 0.2 ms |
+//! | `vs` | 1,016 | 257 KB | 2.0 MB | 0.1 ms |
 //!
 //! `cns`/`ons` dominate: 17 or more distinct numerals present can reach the cap of 65,536
 //! variants, each up to a few times the name's length (digits spelt out: 1.15 KB on average for
 //! the worst name above). The walk's work is proportional to its output (see
-//! `generate/numeral_walk.rs`); the same names took 0.78–0.91 s under the first fast walk, and
-//! 1.9–2.5 s under the first version, which rebuilt and hashed the whole string on every edge.
+//! `generate/numeral_walk.rs`); under the previous walk, which rescanned and rehashed every node
+//! whole, the same names took 0.49–0.66 s of CPU (measured side by side at load 5.5, against
+//! 0.25–0.32 s for this walk), and under the first version, which rebuilt and hashed the whole
+//! string on every edge, 1.9–2.5 s of wall time.
 //! Memory for one such name is its output (as [`Variant`](crate::Variant)s: the bytes, plus 32
 //! bytes and an allocation per variant) and the walk's table of strings seen (32 bytes per
 //! variant), about 80 MB at most at 253 bytes; `capkit typo emit` budgets each name's chunk
@@ -144,5 +146,5 @@ pub const MAX_NAME_LEN: usize = 253;
 /// finishes. Stopping here is a deliberate, deterministic deviation (the walk order is fixed)
 /// that only inputs walking more than 65,536 distinct strings can reach; every answer below it
 /// is upstream's, whatever the number of numerals. At 253 bytes that keeps one name within
-/// about 0.4 s and 80 MB (see the table above).
+/// about 0.3 s and 80 MB (see the table above).
 pub const NUMERAL_WALK_LIMIT: usize = 1 << 16;
