@@ -14,7 +14,12 @@ fuzz_target!(|data: &[u8]| {
             encode_example(example, &mut bytes).expect("a representable example encodes");
             assert_eq!(bytes.last(), Some(&b'\n'));
             let again = parse_line(&bytes[..bytes.len() - 1], 1).expect("encoded line parses");
-            assert_eq!(&again, example, "round trip of {:?}", String::from_utf8_lossy(line));
+            assert_eq!(
+                &again,
+                example,
+                "round trip of {:?}",
+                String::from_utf8_lossy(line)
+            );
         }
     }
     // The reader never panics, and names lines from 1.

@@ -2,8 +2,8 @@
 //! ungrounded name expected fields, and the check is deterministic.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
 use extractive::validate_extraction_schema;
+use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {

@@ -36,9 +36,14 @@ fuzz_target!(|data: &[u8]| {
     let set = task.expect(name);
     let took = start.elapsed();
     let bytes: usize = set.iter().map(|v| v.as_bytes().len()).sum();
-    assert!(set.windows(2).all(|w| w[0] < w[1]), "{}: not sorted and unique", task.id);
     assert!(
-        set.iter().all(|v| !v.is_empty() && v.as_bytes() != name.as_bytes()),
+        set.windows(2).all(|w| w[0] < w[1]),
+        "{}: not sorted and unique",
+        task.id
+    );
+    assert!(
+        set.iter()
+            .all(|v| !v.is_empty() && v.as_bytes() != name.as_bytes()),
         "{}: holds \"\" or the input",
         task.id
     );

@@ -10,7 +10,11 @@ fuzz_target!(|data: &[u8]| {
     let Some((&head, body)) = data.split_first() else {
         return;
     };
-    let kind = if head & 1 == 0 { AnswerKind::Label } else { AnswerKind::Record };
+    let kind = if head & 1 == 0 {
+        AnswerKind::Label
+    } else {
+        AnswerKind::Record
+    };
     if let Ok(answer) = parse_answer_line(body, kind) {
         if kind == AnswerKind::Record {
             assert!(answer.output.is_object());

@@ -16,8 +16,17 @@ fuzz_target!(|data: &[u8]| {
     for name in ["ab.c-1", "one2three.com", "x"] {
         for task in &registry {
             let set = task.expect(name);
-            assert!(set.windows(2).all(|w| w[0] < w[1]), "{}: not sorted and unique", task.id);
-            assert!(set.iter().all(|v| !v.is_empty() && v.as_bytes() != name.as_bytes()), "{}", task.id);
+            assert!(
+                set.windows(2).all(|w| w[0] < w[1]),
+                "{}: not sorted and unique",
+                task.id
+            );
+            assert!(
+                set.iter()
+                    .all(|v| !v.is_empty() && v.as_bytes() != name.as_bytes()),
+                "{}",
+                task.id
+            );
         }
     }
 });

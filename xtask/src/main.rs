@@ -613,6 +613,18 @@ fn fuzz_smoke() -> Result<()> {
 
 fn ci() -> Result<()> {
     step("format", &["fmt", "--all", "--", "--check"])?;
+    // fuzz/ is its own workspace (nightly-only to build, not to format): checked here too.
+    step(
+        "format (fuzz targets)",
+        &[
+            "fmt",
+            "--manifest-path",
+            "fuzz/Cargo.toml",
+            "--all",
+            "--",
+            "--check",
+        ],
+    )?;
     step(
         "lint",
         &[
