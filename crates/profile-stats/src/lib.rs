@@ -19,6 +19,10 @@
 //!   and Newcombe's hybrid score interval for the paired difference ([`newcombe_difference`],
 //!   Newcombe 1998, method 10), per corruption (clean vs corrupted) and per invariance (student
 //!   vs teacher), and between students ([`Comparison`]).
+//! * **Prediction-powered means** ([`PpiSums`]): PPI and power-tuned PPI++ estimates and
+//!   intervals of a mean observed on a uniform sample with a surrogate on every text (a profile
+//!   that asked its teacher about a sample of the transformed texts); `ppi_py`'s formulas
+//!   (fixture in `fixtures/`), from additive sums.
 //! * **Severity curves** ([`severity_curve`]): the normalised area under a family's curve and
 //!   its break-even severity.
 //! * **Reports** ([`ProfileReport`], [`Comparison`]): the counts with what they were measured
@@ -70,6 +74,7 @@ mod gate;
 mod interval;
 mod normal;
 mod paired;
+mod ppi;
 mod report;
 
 pub use compare::{
@@ -88,6 +93,7 @@ pub use normal::normal_quantile;
 pub use paired::{
     PairedTable, PairedTest, TestMethod, mcnemar_exact, newcombe_difference, paired_test,
 };
+pub use ppi::{PpiEstimate, PpiSums, Tuning};
 pub use report::{
     CorruptionInfo, Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Settings,
     SuiteDescriptor, Task,

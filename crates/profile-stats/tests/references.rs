@@ -1,9 +1,11 @@
 //! The statistics against their references: statsmodels (fixtures generated once by
-//! `fixtures/make_fixtures.py` and committed) and the worked examples of Newcombe (1998).
+//! `fixtures/make_fixtures.py` and committed), ppi_py (`fixtures/make_ppi_fixtures.py`, likewise)
+//! and the worked examples of Newcombe (1998).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use profile_stats::{
-    FieldSums, Level, PairedTable, f1_interval, mcnemar_exact, newcombe_difference, wilson,
+    FieldSums, Level, PairedTable, PpiSums, Tuning, f1_interval, mcnemar_exact,
+    newcombe_difference, wilson,
 };
 use serde_json::Value;
 
@@ -146,4 +148,61 @@ fn newcombe_without_the_continuity_correction_of_phi_would_miss_the_paper() {
     };
     let i = newcombe_difference(&table, Level::DEFAULT);
     assert_eq!(format!("{:.4}", i.lower), "0.0562");
+}
+
+fn values(v: &Value) -> Vec<i64> {
+    let s = v.as_str().unwrap();
+    s.chars()
+        .map(|c| match c {
+            '-' => -1,
+            '0' => 0,
+            '1' => 1,
+            other => panic!("unexpected value {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn golden_ppi_mean_matches_ppi_py_ppi_mean_ci() {
+    let cases = cases(include_str!("../fixtures/ppi.json"));
+    assert!(cases.len() > 40);
+    let mut clipped = [false; 2];
+    for (i, c) in cases.iter().enumerate() {
+        let (y, yhat, all) = (values(&c["y"]), values(&c["yhat"]), values(&c["yhat_all"]));
+        // The labelled texts are among all texts (a profile's sample), so the sums record every
+        // text once, as `all`, and the labelled ones again with their outcome.
+        let mut sums = PpiSums::default();
+        y.iter()
+            .zip(&yhat)
+            .for_each(|(&y, &h)| sums.record_labelled(y, h));
+        let mut unlabelled = PpiSums::default();
+        all.iter().for_each(|&h| unlabelled.record_unlabelled(h));
+        sums.all = unlabelled.all;
+        sums.yhat_all = unlabelled.yhat_all;
+        sums.yhat_yhat_all = unlabelled.yhat_yhat_all;
+        let level = Level::new(f(&c["level"])).unwrap();
+        let lambda = sums.tuned_lambda();
+        clipped[0] |= lambda == 0.0;
+        clipped[1] |= lambda == 1.0;
+        for (name, tuning) in [
+            ("tuned", Tuning::Power),
+            ("ppi", Tuning::Fixed(1.0)),
+            ("plain", Tuning::Fixed(0.0)),
+        ] {
+            let got = sums.estimate(tuning, level).unwrap();
+            let want = &c[name];
+            for (what, g, w) in [
+                ("estimate", got.estimate, f(&want["estimate"])),
+                ("lower", got.lower, f(&want["lower"])),
+                ("upper", got.upper, f(&want["upper"])),
+            ] {
+                assert!(
+                    (g - w).abs() <= 1e-9,
+                    "case {i} ({}), {name} {what}: {g} vs ppi_py {w}",
+                    c["kind"]
+                );
+            }
+        }
+    }
+    assert_eq!(clipped, [true, true], "the cases clip lambda at both ends");
 }

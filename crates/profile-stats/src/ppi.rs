@@ -1,0 +1,243 @@
+//! Prediction-powered inference of a mean: PPI (Angelopoulos et al., Science 382:669-674, 2023)
+//! and its power-tuned form PPI++ (Angelopoulos, Duchi, Zrnic, arXiv:2311.01453, 2023).
+//!
+//! A figure of a profile is a mean `θ = (1/N) Σᵢ Yᵢ` over the `N` texts. When `Yᵢ` is only
+//! observed on a uniform random sample of `n` texts (the teacher was asked about those) but a
+//! surrogate `Ŷᵢ` (its clean answer, the student's answer) is known for every text, the
+//! estimate
+//!
+//! ```text
+//! θ̂(λ) = (1/N) Σ_all λ·Ŷᵢ + (1/n) Σ_sample (Yᵢ − λ·Ŷᵢ)
+//! ```
+//!
+//! is unbiased for any fixed `λ`, and its normal-approximation interval is
+//! `θ̂ ± z·√(Var_pop(λŶ_all)/N + Var_pop(Y − λŶ)_sample/n)`. `λ = 0` is the plain sample mean,
+//! `λ = 1` is PPI, and PPI++ picks `λ` from the data,
+//!
+//! ```text
+//! λ̂ = Cov_pop(Y, Ŷ)_sample / ((1 + n/N) · Var_ddof1(Ŷ_sample ⧺ Ŷ_all)),  clipped to [0, 1],
+//! ```
+//!
+//! the variance-minimising choice, so the interval is (asymptotically) never wider than the
+//! plain sample's. These are the formulas of `ppi_py.ppi_mean_ci` 0.2.3 for one-dimensional
+//! unweighted data (the differential test in `tests/references.rs` checks them to 1e-9 on its
+//! own arrays; no code of it was copied). One deliberate difference: when the surrogate is
+//! constant its variance is 0 and `ppi_py` divides by zero (λ = NaN); here `λ̂ = 0`, the plain
+//! sample estimate, which is what a constant carries.
+//!
+//! **Finite population.** `ppi_py` treats the labelled and unlabelled data as independent draws
+//! from a superpopulation. A profile's target is the full-profile value on *these* texts, and
+//! the labelled texts are a uniform sample *of* them (their surrogates are among the `N`). For
+//! a fixed `λ`, `(1/N)Σ λŶ` is then a constant and the sample term is a simple random sample
+//! mean (Bernoulli sampling is a simple random sample given its size), with variance
+//! `(1 − n/N)·S²/n`. The interval above uses `S²/n` (no finite-population correction) plus the
+//! variance of the surrogate term: it is wider than the design variance needs, so its coverage
+//! of the finite-population value is at least nominal, asymptotically. The coverage test
+//! (`tests/ppi_coverage.rs`) measures it on simulated profiles.
+//!
+//! Every figure is a function of additive sums ([`PpiSums`]), so sampled reports merge exactly.
+
+use serde::{Deserialize, Serialize};
+use std::ops::AddAssign;
+
+use crate::interval::Level;
+
+/// The sufficient statistics of a prediction-powered mean: sums over the labelled sample and
+/// over every text. Values are integers (0/1 outcomes, or their differences), so sums are exact
+/// and add up across shards.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PpiSums {
+    /// `n`: labelled texts (the sample).
+    pub labelled: u64,
+    /// `Σ_sample Yᵢ`.
+    pub y: i64,
+    /// `Σ_sample Ŷᵢ`.
+    pub yhat: i64,
+    /// `Σ_sample Yᵢ²`.
+    pub y_y: i64,
+    /// `Σ_sample Yᵢ·Ŷᵢ`.
+    pub y_yhat: i64,
+    /// `Σ_sample Ŷᵢ²`.
+    pub yhat_yhat: i64,
+    /// `N`: every text (the labelled ones included).
+    pub all: u64,
+    /// `Σ_all Ŷᵢ`.
+    pub yhat_all: i64,
+    /// `Σ_all Ŷᵢ²`.
+    pub yhat_yhat_all: i64,
+}
+
+impl PpiSums {
+    /// Adds one text that was not labelled: only its surrogate is known.
+    #[inline]
+    pub fn record_unlabelled(&mut self, yhat: i64) {
+        self.record_n(None, yhat, 1);
+    }
+
+    /// Adds one labelled text: its outcome and its surrogate.
+    #[inline]
+    pub fn record_labelled(&mut self, y: i64, yhat: i64) {
+        self.record_n(Some(y), yhat, 1);
+    }
+
+    /// Adds `n` texts with the same surrogate and (when labelled) the same outcome.
+    #[inline]
+    pub fn record_n(&mut self, y: Option<i64>, yhat: i64, n: u64) {
+        let k = n as i64;
+        self.all += n;
+        self.yhat_all += k * yhat;
+        self.yhat_yhat_all += k * yhat * yhat;
+        if let Some(y) = y {
+            self.labelled += n;
+            self.y += k * y;
+            self.yhat += k * yhat;
+            self.y_y += k * y * y;
+            self.y_yhat += k * y * yhat;
+            self.yhat_yhat += k * yhat * yhat;
+        }
+    }
+
+    /// The power-tuning parameter PPI++ picks from these sums (clipped to `[0, 1]`; 0 when the
+    /// surrogate is constant or fewer than two texts are labelled).
+    pub fn tuned_lambda(&self) -> f64 {
+        let (n, big_n) = (self.labelled as i128, self.all as i128);
+        if n < 2 || big_n == 0 {
+            return 0.0;
+        }
+        // n² · Cov_pop(Y, Ŷ) over the sample, exactly.
+        let cov_n2 = n * i128::from(self.y_yhat) - i128::from(self.y) * i128::from(self.yhat);
+        // (m)(m − 1) · Var_ddof1 of the sample's surrogates followed by every text's.
+        let m = n + big_n;
+        let s = i128::from(self.yhat) + i128::from(self.yhat_all);
+        let ss = i128::from(self.yhat_yhat) + i128::from(self.yhat_yhat_all);
+        let var_mm1 = m * ss - s * s;
+        if var_mm1 <= 0 {
+            return 0.0;
+        }
+        let cov = cov_n2 as f64 / (n * n) as f64;
+        let var = var_mm1 as f64 / (m * (m - 1)) as f64;
+        let lambda = cov / ((1.0 + n as f64 / big_n as f64) * var);
+        lambda.clamp(0.0, 1.0)
+    }
+
+    /// The prediction-powered estimate and interval with the given tuning; `None` when no text
+    /// is labelled (nothing was observed, so no interval can be valid).
+    pub fn estimate(&self, tuning: Tuning, level: Level) -> Option<PpiEstimate> {
+        if self.labelled == 0 || self.all == 0 {
+            return None;
+        }
+        let lambda = match tuning {
+            Tuning::Power => self.tuned_lambda(),
+            Tuning::Fixed(l) => l,
+        };
+        let (n, big_n) = (self.labelled as f64, self.all as f64);
+        let estimate = lambda * (self.yhat_all as f64 / big_n)
+            + (self.y as f64 - lambda * self.yhat as f64) / n;
+        let (ni, nn) = (self.labelled as i128, self.all as i128);
+        // n² · the population (co)variances of the sample, N² · that of every text: exact.
+        let a = ni * i128::from(self.y_y) - i128::from(self.y).pow(2);
+        let b = ni * i128::from(self.y_yhat) - i128::from(self.y) * i128::from(self.yhat);
+        let c = ni * i128::from(self.yhat_yhat) - i128::from(self.yhat).pow(2);
+        let u = nn * i128::from(self.yhat_yhat_all) - i128::from(self.yhat_all).pow(2);
+        let rectifier_var =
+            ((a as f64 - 2.0 * lambda * b as f64 + lambda * lambda * c as f64) / (n * n)).max(0.0);
+        let imputed_var = lambda * lambda * (u as f64 / (big_n * big_n)).max(0.0);
+        let se = (imputed_var / big_n + rectifier_var / n).sqrt();
+        let half = level.z() * se;
+        Some(PpiEstimate {
+            estimate,
+            lower: estimate - half,
+            upper: estimate + half,
+            lambda,
+            labelled: self.labelled,
+            all: self.all,
+        })
+    }
+}
+
+impl AddAssign for PpiSums {
+    fn add_assign(&mut self, o: PpiSums) {
+        self.labelled += o.labelled;
+        self.y += o.y;
+        self.yhat += o.yhat;
+        self.y_y += o.y_y;
+        self.y_yhat += o.y_yhat;
+        self.yhat_yhat += o.yhat_yhat;
+        self.all += o.all;
+        self.yhat_all += o.yhat_all;
+        self.yhat_yhat_all += o.yhat_yhat_all;
+    }
+}
+
+/// How the PPI weight `λ` is chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tuning {
+    /// PPI++: `λ̂` from the data, clipped to `[0, 1]` ([`PpiSums::tuned_lambda`]).
+    Power,
+    /// A fixed `λ`: `1.0` is PPI, `0.0` the plain sample mean and its normal interval.
+    Fixed(f64),
+}
+
+/// A prediction-powered estimate of a mean with its normal-approximation interval (not
+/// clipped: `ppi_py`'s limits).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PpiEstimate {
+    /// The point estimate `θ̂(λ)`.
+    pub estimate: f64,
+    /// Lower limit.
+    pub lower: f64,
+    /// Upper limit.
+    pub upper: f64,
+    /// The `λ` used.
+    pub lambda: f64,
+    /// Labelled texts it rests on.
+    pub labelled: u64,
+    /// Texts in all.
+    pub all: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sums(labelled: &[(i64, i64)], unlabelled: &[i64]) -> PpiSums {
+        let mut s = PpiSums::default();
+        labelled.iter().for_each(|&(y, h)| s.record_labelled(y, h));
+        unlabelled.iter().for_each(|&h| s.record_unlabelled(h));
+        s
+    }
+
+    #[test]
+    fn lambda_zero_is_the_plain_sample_mean_and_its_normal_interval() {
+        let s = sums(&[(1, 0), (0, 0), (1, 1), (1, 1)], &[0, 1, 1]);
+        let e = s.estimate(Tuning::Fixed(0.0), Level::DEFAULT).unwrap();
+        assert_eq!(e.estimate, 0.75);
+        let se = (0.75f64 * 0.25 / 4.0).sqrt();
+        assert!((e.upper - 0.75 - Level::DEFAULT.z() * se).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_perfect_surrogate_gives_the_full_mean() {
+        let all = [1, 0, 1, 1, 0, 0, 1, 1, 1, 0];
+        let s = sums(&[(1, 1), (0, 0), (1, 1)], &all[3..]);
+        let e = s.estimate(Tuning::Fixed(1.0), Level::DEFAULT).unwrap();
+        assert!((e.estimate - 0.6).abs() < 1e-15);
+        assert!(e.lower < 0.6 && e.upper > 0.6);
+    }
+
+    #[test]
+    fn sums_add_and_nothing_labelled_gives_no_estimate() {
+        let a = sums(&[(1, 0)], &[1, 1]);
+        let b = sums(&[(0, 1), (1, 1)], &[0]);
+        let mut ab = a;
+        ab += b;
+        assert_eq!(ab, sums(&[(1, 0), (0, 1), (1, 1)], &[1, 1, 0]));
+        assert_eq!(
+            sums(&[], &[1, 0]).estimate(Tuning::Power, Level::DEFAULT),
+            None
+        );
+        // A constant surrogate carries nothing: λ̂ = 0.
+        assert_eq!(sums(&[(1, 1), (0, 1)], &[1]).tuned_lambda(), 0.0);
+    }
+}

@@ -1,0 +1,185 @@
+//! Coverage of the prediction-powered intervals on simulated sampled profiles.
+//!
+//! Each simulated profile has `N` texts with a 3-class teacher and two students; under a
+//! corruption and a rewrite the teacher changes its answer at a given rate (0 to 50 %), the
+//! students follow it part of the time and change on their own too. The full-profile values
+//! are computed from every text; the sampled profile asks the teacher about the transformed
+//! texts of a 10 % uniform sample only and estimates every figure that needs those answers by
+//! PPI++ with the surrogates a profile has (the clean teacher label; the student's change). The
+//! test counts how often each 95 % interval covers the full-profile value and compares its
+//! median width with the plain 10 % sample's interval (λ = 0) on the same sample.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use profile_stats::{Level, PpiSums, Tuning};
+
+/// splitmix64: a small seeded generator, enough for a simulation.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p && p > 0.0
+    }
+    fn label(&mut self) -> u8 {
+        (self.next() % 3) as u8
+    }
+    /// Another label than `l`.
+    fn other(&mut self, l: u8) -> u8 {
+        (l + 1 + (self.next() % 2) as u8) % 3
+    }
+}
+
+/// One text's answers: teacher and students on the clean, corrupted and rewritten text.
+struct Text {
+    teacher: [u8; 3],
+    a: [u8; 3],
+    b: [u8; 3],
+}
+
+fn student(rng: &mut Rng, teacher: [u8; 3], accuracy: f64, follows: f64, own: f64) -> [u8; 3] {
+    let clean = if rng.chance(accuracy) {
+        teacher[0]
+    } else {
+        rng.other(teacher[0])
+    };
+    let mut out = [clean; 3];
+    for stage in 1..3 {
+        if teacher[stage] != teacher[0] && rng.chance(follows) {
+            out[stage] = teacher[stage];
+        } else if rng.chance(own) {
+            out[stage] = rng.other(clean);
+        }
+    }
+    out
+}
+
+fn text(rng: &mut Rng, rate: f64) -> Text {
+    let clean = rng.label();
+    let mut teacher = [clean; 3];
+    for t in &mut teacher[1..] {
+        if rng.chance(rate) {
+            *t = rng.other(clean);
+        }
+    }
+    Text {
+        teacher,
+        a: student(rng, teacher, 0.85, 0.6, 0.08),
+        b: student(rng, teacher, 0.75, 0.3, 0.15),
+    }
+}
+
+/// The estimated figures: (name, the text's outcome Y, its surrogate Ŷ, the offset a figure
+/// adds from fully observed counts: `Some(k)` means the figure is `k/N − θ`).
+const FIGURES: [&str; 5] = [
+    "corrupted agreement (student A)",
+    "agreement drop, clean - corrupted (A)",
+    "teacher violation rate",
+    "student - teacher violation (A)",
+    "corrupted agreement A - B",
+];
+
+/// Per figure: Y and Ŷ of one text, and the fully observed term it is subtracted from.
+fn outcomes(t: &Text) -> [(i64, i64, Option<i64>); 5] {
+    let agree = |s: &[u8; 3], stage: usize| i64::from(s[stage] == t.teacher[stage]);
+    let surrogate = |s: &[u8; 3], stage: usize| i64::from(s[stage] == t.teacher[0]);
+    let teacher_changed = i64::from(t.teacher[2] != t.teacher[0]);
+    let student_changed = i64::from(t.a[2] != t.a[0]);
+    [
+        (agree(&t.a, 1), surrogate(&t.a, 1), None),
+        (agree(&t.a, 1), surrogate(&t.a, 1), Some(agree(&t.a, 0))),
+        (teacher_changed, student_changed, None),
+        (teacher_changed, student_changed, Some(student_changed)),
+        (
+            agree(&t.a, 1) - agree(&t.b, 1),
+            surrogate(&t.a, 1) - surrogate(&t.b, 1),
+            None,
+        ),
+    ]
+}
+
+struct Cell {
+    covered: [usize; 2],
+    trials: usize,
+    widths: [Vec<f64>; 2],
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+fn ppi_intervals_cover_the_full_profile_value_and_beat_the_plain_sample() {
+    const RATES: [f64; 5] = [0.0, 0.05, 0.15, 0.3, 0.5];
+    const PROFILES: usize = 420; // per rate: 2,100 profiles in all
+    const TEXTS: usize = 2000;
+    const FRACTION: f64 = 0.1;
+    let level = Level::DEFAULT;
+    let mut rng = Rng(22);
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    for rate in RATES {
+        let mut cells: Vec<Cell> = (0..FIGURES.len())
+            .map(|_| Cell {
+                covered: [0; 2],
+                trials: 0,
+                widths: [Vec::new(), Vec::new()],
+            })
+            .collect();
+        for _ in 0..PROFILES {
+            let texts: Vec<Text> = (0..TEXTS).map(|_| text(&mut rng, rate)).collect();
+            let sampled: Vec<bool> = (0..TEXTS).map(|_| rng.chance(FRACTION)).collect();
+            for (f, cell) in cells.iter_mut().enumerate() {
+                let mut sums = PpiSums::default();
+                let (mut full, mut offset) = (0i64, None::<i64>);
+                for (t, &s) in texts.iter().zip(&sampled) {
+                    let (y, yhat, off) = outcomes(t)[f];
+                    full += y;
+                    if let Some(o) = off {
+                        *offset.get_or_insert(0) += o;
+                    }
+                    sums.record_n(s.then_some(y), yhat, 1);
+                }
+                let n = TEXTS as f64;
+                let shift = |x: f64| offset.map_or(x, |o| o as f64 / n - x);
+                let truth = shift(full as f64 / n);
+                cell.trials += 1;
+                for (k, tuning) in [Tuning::Power, Tuning::Fixed(0.0)].into_iter().enumerate() {
+                    let Some(e) = sums.estimate(tuning, level) else {
+                        continue;
+                    };
+                    let (a, b) = (shift(e.lower), shift(e.upper));
+                    let (lo, hi) = (a.min(b), a.max(b));
+                    if lo - 1e-12 <= truth && truth <= hi + 1e-12 {
+                        cell.covered[k] += 1;
+                    }
+                    cell.widths[k].push(hi - lo);
+                }
+            }
+        }
+        for (name, cell) in FIGURES.iter().zip(&mut cells) {
+            let coverage = cell.covered[0] as f64 / cell.trials as f64;
+            let plain_coverage = cell.covered[1] as f64 / cell.trials as f64;
+            let (w, w0) = (median(&mut cell.widths[0]), median(&mut cell.widths[1]));
+            report += &format!(
+                "rate {rate:.2} {name:40} PPI++ coverage {coverage:.3} median width {w:.4} | \
+                 plain coverage {plain_coverage:.3} median width {w0:.4}\n"
+            );
+            if coverage < 0.935 {
+                failures.push(format!("{name} at rate {rate}: coverage {coverage}"));
+            }
+            // Narrower, or both exact (a teacher that never changes: every sampled Y is 0).
+            if !(w < w0 || (w == 0.0 && w0 == 0.0)) {
+                failures.push(format!("{name} at rate {rate}: width {w} vs plain {w0}"));
+            }
+        }
+    }
+    println!("{report}");
+    assert!(failures.is_empty(), "{failures:#?}\n{report}");
+}
