@@ -68,7 +68,10 @@ pub use profile_types::Label;
 pub use protocol::{
     AnswerKind, LineAnswer, check_output, decision_of, parse_answer_line, parse_batch_answer,
 };
-pub use spec::{SuiteSpec, TransformSpec};
+pub use spec::{
+    BUILT_IN_TRANSFORMS, BuiltIns, NamedTransform, ResolveError, Resolved, Resolver, SuiteSpec,
+    TransformSpec,
+};
 pub use suite::CapabilitySuite;
 pub use text::{is_py_letter, is_py_whitespace, py_swapcase, py_whitespace_collapse};
 pub use transform::{Severity, TextHash, Transform, case_jitter_invariance, whitespace_invariance};

@@ -1,4 +1,10 @@
 //! Suites described in JSON, so they can live in files.
+//!
+//! An entry keeps its transform's name and raw parameters ([`NamedTransform`]); a [`Resolver`]
+//! turns them into transforms. suite-core's own resolver, [`BuiltIns`], knows the four built-in
+//! transforms ([`TransformSpec`]); a catalogue of more transforms (the `capkit-transforms`
+//! crate) is another resolver, handed to [`SuiteSpec::from_json_str_with`] and
+//! [`SuiteSpec::build_with`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -32,18 +38,9 @@ pub enum TransformSpec {
     Identity,
 }
 
-/// The names [`TransformSpec`] accepts, for error messages.
-const TRANSFORM_NAMES: [&str; 4] = ["keyboard_typo", "case_jitter", "whitespace", "identity"];
-
-/// The parameters each transform takes besides `name` and `transform`. Checked by hand:
-/// `#[serde(flatten)]` in [`NamedTransform`] defeats `deny_unknown_fields` for the variants
-/// without fields, which would otherwise accept any key.
-fn parameters(transform: &str) -> &'static [&'static str] {
-    match transform {
-        "keyboard_typo" => &["rate", "seed", "rng"],
-        _ => &[],
-    }
-}
+/// The names [`TransformSpec`] accepts, in listing order.
+pub const BUILT_IN_TRANSFORMS: [&str; 4] =
+    ["keyboard_typo", "case_jitter", "whitespace", "identity"];
 
 impl TransformSpec {
     /// Builds the transform.
@@ -57,24 +54,172 @@ impl TransformSpec {
             TransformSpec::Identity => Transform::new(str::to_owned),
         })
     }
+
+    /// The transform's name (its `"transform"` tag).
+    pub fn name(&self) -> &'static str {
+        match self {
+            TransformSpec::KeyboardTypo { .. } => "keyboard_typo",
+            TransformSpec::CaseJitter => "case_jitter",
+            TransformSpec::Whitespace => "whitespace",
+            TransformSpec::Identity => "identity",
+        }
+    }
+
+    /// Whether the transform is a corruption (only the keyboard typo is; the others are
+    /// meaning-preserving and may serve as invariances).
+    pub fn is_corrupting(&self) -> bool {
+        matches!(self, TransformSpec::KeyboardTypo { .. })
+    }
+
+    /// The parameters each built-in takes besides `name` and `transform`.
+    fn parameters(transform: &str) -> &'static [&'static str] {
+        match transform {
+            "keyboard_typo" => &["rate", "seed", "rng"],
+            _ => &[],
+        }
+    }
 }
 
-/// One named entry of a suite section.
+/// Why a [`Resolver`] refused a transform; suite parsing and building add the entry's location
+/// and the transform's name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResolveError {
+    /// The resolver knows no transform of that name.
+    UnknownTransform,
+    /// A parameter the transform does not take.
+    UnknownParameter {
+        /// The key.
+        key: String,
+        /// The parameters the transform takes, in declaration order.
+        takes: Vec<String>,
+    },
+    /// A parameter is missing, ill-typed or out of range (the message names it).
+    Invalid(String),
+}
+
+/// A transform built by a [`Resolver`], with its kind.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The transform (a corruption carries its severity).
+    pub transform: Transform,
+    /// Whether it is declared a corruption: a suite refuses it as an invariance unless the entry
+    /// says `"allow_corrupting": true`.
+    pub corrupting: bool,
+}
+
+/// Turns a suite entry's transform name and parameters into a transform: the extension point
+/// of [`SuiteSpec`]. [`BuiltIns`] resolves suite-core's four built-ins; the `capkit-transforms`
+/// catalogue resolves every transform it lists.
+pub trait Resolver {
+    /// Every transform name, in listing order (for the "valid transforms" of an error).
+    fn names(&self) -> Vec<String>;
+
+    /// Checks `params` (the entry's keys other than `name`, `transform`, `severity` and
+    /// `allow_corrupting`) against the transform's declaration: names and types, and fills in
+    /// defaults. The result is the canonical form a suite's fingerprint hashes, so two files
+    /// that spell one suite differently have one fingerprint.
+    fn canonical(
+        &self,
+        transform: &str,
+        params: Map<String, Value>,
+    ) -> Result<Map<String, Value>, ResolveError>;
+
+    /// Builds the transform from canonical parameters, checking their values.
+    fn resolve(
+        &self,
+        transform: &str,
+        params: &Map<String, Value>,
+    ) -> Result<Resolved, ResolveError>;
+}
+
+/// suite-core's own [`Resolver`]: the four transforms of [`TransformSpec`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuiltIns;
+
+impl BuiltIns {
+    /// The typed spec of a built-in entry.
+    pub fn spec(
+        transform: &str,
+        params: &Map<String, Value>,
+    ) -> Result<TransformSpec, ResolveError> {
+        if !BUILT_IN_TRANSFORMS.contains(&transform) {
+            return Err(ResolveError::UnknownTransform);
+        }
+        let takes = TransformSpec::parameters(transform);
+        if let Some(key) = params.keys().find(|k| !takes.contains(&k.as_str())) {
+            return Err(ResolveError::UnknownParameter {
+                key: key.clone(),
+                takes: takes.iter().map(|s| (*s).to_owned()).collect(),
+            });
+        }
+        let mut tagged = params.clone();
+        tagged.insert("transform".into(), Value::String(transform.to_owned()));
+        serde_json::from_value(Value::Object(tagged))
+            .map_err(|e| ResolveError::Invalid(e.to_string()))
+    }
+}
+
+impl Resolver for BuiltIns {
+    fn names(&self) -> Vec<String> {
+        BUILT_IN_TRANSFORMS
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect()
+    }
+
+    fn canonical(
+        &self,
+        transform: &str,
+        params: Map<String, Value>,
+    ) -> Result<Map<String, Value>, ResolveError> {
+        let spec = BuiltIns::spec(transform, &params)?;
+        match serde_json::to_value(spec) {
+            Ok(Value::Object(mut map)) => {
+                map.remove("transform");
+                Ok(map)
+            }
+            _ => Ok(params),
+        }
+    }
+
+    fn resolve(
+        &self,
+        transform: &str,
+        params: &Map<String, Value>,
+    ) -> Result<Resolved, ResolveError> {
+        let spec = BuiltIns::spec(transform, params)?;
+        let transform = spec
+            .build()
+            .map_err(|e| ResolveError::Invalid(e.to_string()))?;
+        Ok(Resolved {
+            transform,
+            corrupting: spec.is_corrupting(),
+        })
+    }
+}
+
+/// One named entry of a suite section: the transform's name and its parameters as written
+/// (canonicalised by the resolver that parsed the suite).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NamedTransform {
     /// The name the profile reports it under.
     pub name: String,
-    /// The transform and its parameters.
+    /// The transform's name (e.g. `keyboard_typo`).
+    pub transform: String,
+    /// The transform's parameters.
     #[serde(flatten)]
-    pub spec: TransformSpec,
+    pub params: Map<String, Value>,
     /// A corruption's declared severity (its place on a severity curve of its transform's
-    /// family); without it a keyboard typo's severity is its rate, and other transforms have
-    /// none. Invariances refuse it.
+    /// family); without it a corrupting transform's severity is its own (a keyboard typo's is
+    /// its rate), and other transforms have none. Invariances refuse it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<f64>,
+    /// An invariance whose transform is declared corrupting is refused unless this is `true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_corrupting: bool,
 }
 
-/// A suite as JSON: built-in transforms by name with their parameters, probes inline.
+/// A suite as JSON: transforms by name with their parameters, probes inline.
 ///
 /// ```
 /// use suite_core::SuiteSpec;
@@ -94,6 +239,10 @@ pub struct NamedTransform {
 /// # Ok::<(), suite_core::Error>(())
 /// ```
 ///
+/// [`SuiteSpec::from_json_str`] and [`SuiteSpec::build`] know suite-core's four built-ins
+/// ([`BuiltIns`]); [`SuiteSpec::from_json_str_with`] and [`SuiteSpec::build_with`] take any
+/// [`Resolver`], such as the `capkit-transforms` catalogue.
+///
 /// A corruption may declare a `"severity"` (a finite number `>= 0`): corruptions of one
 /// transform with severities form a severity curve in reports. A keyboard typo's severity is
 /// its `rate` unless it declares another:
@@ -107,6 +256,21 @@ pub struct NamedTransform {
 /// let severity = |name| suite.corruption(name).and_then(|t| t.severity()).map(|s| (s.family.clone(), s.value));
 /// assert_eq!(severity("typo"), Some(("keyboard_typo".to_owned(), 0.1)));
 /// assert_eq!(severity("none"), Some(("identity".to_owned(), 0.0)));
+/// # Ok::<(), suite_core::Error>(())
+/// ```
+///
+/// An invariance whose transform is declared corrupting is refused unless the entry says
+/// `"allow_corrupting": true`:
+///
+/// ```
+/// use suite_core::SuiteSpec;
+///
+/// let typo = r#"{"invariances": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1}]}"#;
+/// let err = SuiteSpec::from_json_str(typo)?.build().unwrap_err();
+/// assert!(err.to_string().contains("is a corruption"), "{err}");
+/// let allowed = r#"{"invariances": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1,
+///                                    "allow_corrupting": true}]}"#;
+/// assert!(SuiteSpec::from_json_str(allowed)?.build().is_ok());
 /// # Ok::<(), suite_core::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -123,8 +287,15 @@ pub struct SuiteSpec {
 }
 
 impl SuiteSpec {
-    /// Parses a suite file. Errors name the entry (`corruptions[2]`) and what is wrong with it.
+    /// Parses a suite file of built-in transforms ([`BuiltIns`]). Errors name the entry
+    /// (`corruptions[2]`) and what is wrong with it.
     pub fn from_json_str(json: &str) -> Result<SuiteSpec, Error> {
+        SuiteSpec::from_json_str_with(json, &BuiltIns)
+    }
+
+    /// Parses a suite file whose transforms `resolver` knows: names, parameter names and types
+    /// are checked here, parameter values when the suite is built.
+    pub fn from_json_str_with(json: &str, resolver: &dyn Resolver) -> Result<SuiteSpec, Error> {
         let root: Value = serde_json::from_str(json).map_err(Error::SpecSyntax)?;
         let Value::Object(mut root) = root else {
             return Err(Error::TransformParameter {
@@ -135,8 +306,8 @@ impl SuiteSpec {
                         .into(),
             });
         };
-        let corruptions = section(&mut root, "corruptions")?;
-        let invariances = section(&mut root, "invariances")?;
+        let corruptions = section(&mut root, "corruptions", resolver)?;
+        let invariances = section(&mut root, "invariances", resolver)?;
         let probes = match root.remove("probes") {
             None => Vec::new(),
             Some(v) => serde_json::from_value(v).map_err(Error::SpecSyntax)?,
@@ -162,14 +333,25 @@ impl SuiteSpec {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Builds the suite, validating every parameter (e.g. typo rates).
+    /// Builds the suite of built-in transforms, validating every parameter (e.g. typo rates).
     pub fn build(&self) -> Result<CapabilitySuite, Error> {
+        self.build_with(&BuiltIns)
+    }
+
+    /// Builds the suite through `resolver`, validating every parameter.
+    pub fn build_with(&self, resolver: &dyn Resolver) -> Result<CapabilitySuite, Error> {
         let mut suite = CapabilitySuite::new();
         for (i, entry) in self.corruptions.iter().enumerate() {
-            suite.add_corruption(entry.name.clone(), build_at("corruptions", i, entry)?);
+            suite.add_corruption(
+                entry.name.clone(),
+                build_at("corruptions", i, entry, resolver)?,
+            );
         }
         for (i, entry) in self.invariances.iter().enumerate() {
-            suite.add_invariance(entry.name.clone(), build_at("invariances", i, entry)?);
+            suite.add_invariance(
+                entry.name.clone(),
+                build_at("invariances", i, entry, resolver)?,
+            );
         }
         for probe in &self.probes {
             suite.add_probe(probe.clone());
@@ -178,34 +360,76 @@ impl SuiteSpec {
     }
 }
 
-fn build_at(section: &str, i: usize, entry: &NamedTransform) -> Result<Transform, Error> {
-    let family = transform_name(&entry.spec);
-    let built = entry.spec.build().and_then(|t| match entry.severity {
-        Some(value) => t.with_severity(family, value),
-        None => Ok(t),
-    });
-    built.map_err(|e| match e {
-        Error::InvalidRate { .. } | Error::MixleCompatDisabled | Error::InvalidSeverity { .. } => {
-            Error::TransformParameter {
-                location: format!("{section}[{i}]"),
-                transform: family.into(),
-                message: e.to_string(),
+/// The message of a [`ResolveError`] for entry `location` of `section`.
+fn resolve_error(
+    section: &str,
+    location: String,
+    transform: &str,
+    resolver: &dyn Resolver,
+    e: ResolveError,
+) -> Error {
+    let parameter = |message: String| Error::TransformParameter {
+        location: location.clone(),
+        transform: transform.to_owned(),
+        message,
+    };
+    match e {
+        ResolveError::UnknownTransform => Error::UnknownTransform {
+            name: transform.to_owned(),
+            valid: resolver.names().join(", "),
+            location,
+        },
+        ResolveError::UnknownParameter { key, takes } => {
+            let mut expected = if takes.is_empty() {
+                format!("{transform} takes no parameters")
+            } else {
+                format!("{transform} takes {}", takes.join(", "))
+            };
+            if section == "corruptions" {
+                expected.push_str("; a corruption may also declare `severity`");
             }
+            parameter(format!("unknown field `{key}` ({expected})"))
         }
-        other => other,
-    })
-}
-
-fn transform_name(spec: &TransformSpec) -> &'static str {
-    match spec {
-        TransformSpec::KeyboardTypo { .. } => "keyboard_typo",
-        TransformSpec::CaseJitter => "case_jitter",
-        TransformSpec::Whitespace => "whitespace",
-        TransformSpec::Identity => "identity",
+        ResolveError::Invalid(message) => parameter(message),
     }
 }
 
-fn section(root: &mut Map<String, Value>, key: &'static str) -> Result<Vec<NamedTransform>, Error> {
+fn build_at(
+    section: &str,
+    i: usize,
+    entry: &NamedTransform,
+    resolver: &dyn Resolver,
+) -> Result<Transform, Error> {
+    let location = || format!("{section}[{i}]");
+    let family = entry.transform.as_str();
+    let parameter = |message: String| Error::TransformParameter {
+        location: location(),
+        transform: family.to_owned(),
+        message,
+    };
+    let resolved = resolver
+        .resolve(family, &entry.params)
+        .map_err(|e| resolve_error(section, location(), family, resolver, e))?;
+    if section == "invariances" && resolved.corrupting && !entry.allow_corrupting {
+        return Err(parameter(format!(
+            "{family} is a corruption, not a meaning-preserving rewrite; an invariance may use \
+             it only with \"allow_corrupting\": true"
+        )));
+    }
+    match entry.severity {
+        Some(value) => resolved
+            .transform
+            .with_severity(family, value)
+            .map_err(|e| parameter(e.to_string())),
+        None => Ok(resolved.transform),
+    }
+}
+
+fn section(
+    root: &mut Map<String, Value>,
+    key: &'static str,
+    resolver: &dyn Resolver,
+) -> Result<Vec<NamedTransform>, Error> {
     let Some(value) = root.remove(key) else {
         return Ok(Vec::new());
     };
@@ -221,55 +445,29 @@ fn section(root: &mut Map<String, Value>, key: &'static str) -> Result<Vec<Named
         ));
     };
     let mut out: Vec<NamedTransform> = Vec::with_capacity(entries.len());
-    for (i, mut entry) in entries.into_iter().enumerate() {
+    for (i, entry) in entries.into_iter().enumerate() {
         let location = format!("{key}[{i}]");
-        // `severity` belongs to the entry, not to the transform's parameters.
-        let severity = entry.as_object_mut().and_then(|o| o.remove("severity"));
-        let Value::Object(obj) = &entry else {
+        let Value::Object(mut obj) = entry else {
             return Err(bad(
                 location,
                 "must be an object with `name` and `transform`".into(),
             ));
         };
-        let Some(Value::String(name)) = obj.get("name") else {
+        let Some(Value::String(name)) = obj.remove("name") else {
             return Err(bad(location, "needs a string `name`".into()));
         };
-        let Some(Value::String(transform)) = obj.get("transform") else {
+        let Some(Value::String(transform)) = obj.remove("transform") else {
             return Err(bad(location, "needs a string `transform`".into()));
         };
-        if !TRANSFORM_NAMES.contains(&transform.as_str()) {
-            return Err(Error::UnknownTransform {
-                location,
-                name: transform.clone(),
-                valid: TRANSFORM_NAMES.join(", "),
-            });
+        // `severity` and `allow_corrupting` belong to the entry, not to the transform.
+        let severity = obj.remove("severity");
+        let allow_corrupting = obj.remove("allow_corrupting");
+        let params = resolver
+            .canonical(&transform, obj)
+            .map_err(|e| resolve_error(key, location.clone(), &transform, resolver, e))?;
+        if out.iter().any(|e| e.name == name) {
+            return Err(Error::DuplicateName { section: key, name });
         }
-        let params = parameters(transform);
-        if let Some(extra) = obj
-            .keys()
-            .find(|k| !matches!(k.as_str(), "name" | "transform") && !params.contains(&k.as_str()))
-        {
-            let mut expected = if params.is_empty() {
-                format!("{transform} takes no parameters")
-            } else {
-                format!("{transform} takes {}", params.join(", "))
-            };
-            if key == "corruptions" {
-                expected.push_str("; a corruption may also declare `severity`");
-            }
-            return Err(Error::TransformParameter {
-                location,
-                transform: transform.clone(),
-                message: format!("unknown field `{extra}` ({expected})"),
-            });
-        }
-        if out.iter().any(|e| &e.name == name) {
-            return Err(Error::DuplicateName {
-                section: key,
-                name: name.clone(),
-            });
-        }
-        let transform = transform.clone();
         let parameter = |message: String| Error::TransformParameter {
             location: location.clone(),
             transform: transform.clone(),
@@ -289,14 +487,27 @@ fn section(root: &mut Map<String, Value>, key: &'static str) -> Result<Vec<Named
                 )));
             }
         };
-        let mut parsed: NamedTransform =
-            serde_json::from_value(entry).map_err(|e| Error::TransformParameter {
-                location,
-                transform,
-                message: e.to_string(),
-            })?;
-        parsed.severity = severity;
-        out.push(parsed);
+        let allow_corrupting = match allow_corrupting {
+            None => false,
+            Some(_) if key == "corruptions" => {
+                return Err(parameter(
+                    "`allow_corrupting` is for invariances only (a corruption may corrupt)".into(),
+                ));
+            }
+            Some(Value::Bool(b)) => b,
+            Some(other) => {
+                return Err(parameter(format!(
+                    "`allow_corrupting` must be true or false, got {other}"
+                )));
+            }
+        };
+        out.push(NamedTransform {
+            name,
+            transform,
+            params,
+            severity,
+            allow_corrupting,
+        });
     }
     Ok(out)
 }
