@@ -1,6 +1,7 @@
 //! An insta golden per transform: its example parameters over fixed inputs. A change in any
 //! output of any transform shows up here (and must be a deliberate, reviewed change: suites'
 //! results depend on these exact outputs).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Map, Value};
 use transforms::Catalogue;

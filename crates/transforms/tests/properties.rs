@@ -1,4 +1,5 @@
 //! Laws every transform of the catalogue keeps, checked over the whole catalogue.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};
