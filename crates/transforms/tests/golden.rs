@@ -18,7 +18,7 @@ const INPUTS: [&str; 8] = [
 ];
 
 #[test]
-fn every_transform_on_fixed_inputs() {
+fn golden_every_transform_on_fixed_inputs() {
     let catalogue = Catalogue::standard();
     for d in catalogue.descriptors() {
         let params: Map<String, Value> = match serde_json::from_str(d.example_params) {
