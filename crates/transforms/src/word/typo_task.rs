@@ -1,0 +1,436 @@
+//! The 22 typo-tasks generators as word-level corruptions (`typo_co`, `typo_hi`, … one family per
+//! generator id).
+//!
+//! Each token (a maximal run of non-whitespace characters: the generators were written for
+//! domain names, so a token keeps its dots and hyphens and `do`, `dhs`, `tos` have something to
+//! work on) is picked with probability `rate`; a picked token is replaced by one member of the
+//! generator's exact set for it ([`Task::expect`]), chosen uniformly by the seeded draw. A token
+//! whose set is empty stays as it is, and so does a token longer than [`MAX_TOKEN_CHARS`]
+//! characters (the sets grow with the square of the length, and `cns`/`ons` exponentially in the
+//! numerals of a token). `bf`'s members that are not valid UTF-8 are skipped: a text stays text.
+//!
+//! Only typo-tasks' public API is used ([`Registry`], [`Task::expect_into`], [`Variant`]), so
+//! moving the generators to a crate of their own changes nothing here.
+
+use std::sync::OnceLock;
+
+use suite_core::{ResolveError, Transform};
+use typo_tasks::{CATALOG, Data, Keyboard, Registry, Task, Variant};
+
+use crate::descriptor::{BuildFn, Descriptor, Kind, Level};
+use crate::param::{Param, ParamType, Params};
+use crate::rng::seeded;
+
+use super::tokens;
+use crate::rng::{Probability, TextRng};
+
+/// Tokens longer than this many characters are left unchanged: every set stays small (a few
+/// thousand members at most for `gi`/`gr`, 2^11 for `cns`/`ons`).
+pub const MAX_TOKEN_CHARS: usize = 32;
+
+/// The transform name of a generator id: `typo_` + the id (`typo_co`).
+#[cfg(test)]
+pub fn transform_name(id: &str) -> String {
+    format!("typo_{id}")
+}
+
+/// The generator ids (`co`, `hi`, …), sorted, one transform each.
+pub fn ids() -> impl Iterator<Item = &'static str> {
+    CATALOG.iter().map(|info| info.id)
+}
+
+/// Whether generator `id` reads a keyboard layout (`acs`, `aci`, `rar`): those take `layout`.
+pub fn uses_layout(id: &str) -> bool {
+    typo_tasks::task_info(id).is_some_and(|info| info.table == Some(typo_tasks::Table::Keyboard))
+}
+
+/// One typo generator applied token by token with probability `rate`.
+#[derive(Debug, Clone)]
+pub struct TypoTask {
+    task: Task,
+    rate: Probability,
+}
+
+impl TypoTask {
+    /// The generator `id` (one of the 22; see [`ids`]) at `rate` (in `[0, 1]`, checked by the
+    /// catalogue), with keyboard `layout` (one of [`Keyboard::NAMES`]; read only by `acs`, `aci`
+    /// and `rar`).
+    pub fn new(id: &str, rate: f64, layout: &str) -> Result<TypoTask, String> {
+        let registry = registry(layout)?;
+        let task = registry
+            .get(id)
+            .cloned()
+            .ok_or_else(|| match typo_tasks::task_info(id) {
+                // English data fills every table, so this is a generator without data.
+                Some(_) => format!("typo generator `{id}` has no data in the English tables"),
+                None => format!("unknown typo generator `{id}`; known: {}", ids_list()),
+            })?;
+        Ok(TypoTask {
+            task,
+            rate: Probability::new(rate),
+        })
+    }
+
+    /// The generator's id.
+    #[cfg(test)]
+    pub fn id(&self) -> &'static str {
+        self.task.id
+    }
+
+    /// Corrupts `text`, drawing from `rng`: one decision per token, in order, then one choice per
+    /// picked token that has a set.
+    pub fn apply(&self, text: &str, rng: &mut TextRng) -> String {
+        if self.rate.is_zero() {
+            return text.to_owned();
+        }
+        let mut set: Vec<Variant> = Vec::new();
+        let mut edits = Vec::new();
+        for range in tokens(text) {
+            if !rng.chance(self.rate) {
+                continue;
+            }
+            let token = &text[range.clone()];
+            if token.chars().nth(MAX_TOKEN_CHARS).is_some() {
+                continue;
+            }
+            self.task.expect_into(token, &mut set);
+            set.retain(Variant::is_utf8);
+            if set.is_empty() {
+                continue;
+            }
+            let pick = &set[rng.below(set.len())];
+            if let Some(s) = pick.as_str() {
+                edits.push((range, s.to_owned()));
+            }
+        }
+        super::splice(text, &edits)
+    }
+}
+
+/// The English registry with keyboard `layout`, built once per layout and process.
+fn registry(layout: &str) -> Result<&'static Registry, String> {
+    const N: usize = Keyboard::NAMES.len();
+    static REGISTRIES: [OnceLock<Registry>; N] = [const { OnceLock::new() }; N];
+    let keyboard = Keyboard::by_name(layout).map_err(|e| format!("layout: {e}"))?;
+    let i = Keyboard::NAMES
+        .iter()
+        .position(|n| *n == layout)
+        .unwrap_or_default();
+    Ok(REGISTRIES[i].get_or_init(|| Registry::new(&Data::english().with_keyboard(keyboard))))
+}
+
+fn ids_list() -> String {
+    ids().collect::<Vec<_>>().join(", ")
+}
+
+/// The typo generator family's builder for `CATALOG[I]`: one function per generator, so the
+/// descriptors can be statics.
+fn build<const I: usize>(p: &Params<'_>) -> Result<Transform, ResolveError> {
+    let id = CATALOG[I].id;
+    let rate = p.f64("rate")?;
+    let layout = if uses_layout(id) {
+        p.str("layout")?
+    } else {
+        "qwerty"
+    };
+    let task = TypoTask::new(id, rate, layout).map_err(ResolveError::Invalid)?;
+    if task.rate.is_zero() {
+        return Ok(Transform::new(str::to_owned));
+    }
+    Ok(seeded(NAMES[I], p.u64("seed")?, move |text, rng| {
+        task.apply(text, rng)
+    }))
+}
+
+/// The transform names, in `CATALOG` order (checked by a test).
+const NAMES: [&str; 22] = [
+    "typo_aci", "typo_acs", "typo_bf", "typo_cm", "typo_cns", "typo_co", "typo_cr", "typo_cs",
+    "typo_dhs", "typo_di", "typo_do", "typo_gi", "typo_gr", "typo_hi", "typo_ho", "typo_hr",
+    "typo_hs", "typo_ons", "typo_rar", "typo_sp", "typo_tos", "typo_vs",
+];
+
+const RATE_SEED: &[Param] = &[
+    Param::rate("probability per token (whitespace-delimited word)", "0.1"),
+    Param::seed(),
+];
+const RATE_SEED_LAYOUT: &[Param] = &[
+    Param::rate("probability per token (whitespace-delimited word)", "0.1"),
+    Param::seed(),
+    Param {
+        name: "layout",
+        ty: ParamType::Choice(&Keyboard::NAMES),
+        default: Some("\"qwerty\""),
+        doc: "keyboard layout of the neighbour keys",
+    },
+];
+
+const fn typo(
+    name: &'static str,
+    description: &'static str,
+    params: &'static [Param],
+    example: &'static str,
+    build: BuildFn,
+) -> Descriptor {
+    Descriptor {
+        name,
+        level: Level::Word,
+        kind: Kind::Corruption { severity: "rate" },
+        description,
+        params,
+        example,
+        example_params: r#"{"rate": 0.5}"#,
+        build,
+    }
+}
+
+/// The 22 generator families, in id order.
+pub(crate) static DESCRIPTORS: &[Descriptor] = &[
+    typo(
+        "typo_aci",
+        "each word replaced with probability rate by one of typo-tasks' Adjacent Character Insertion (aci) variants",
+        RATE_SEED_LAYOUT,
+        "The quick brown fox jumps over the lazy dog",
+        build::<0>,
+    ),
+    typo(
+        "typo_acs",
+        "each word replaced with probability rate by one of typo-tasks' Adjacent Character Substitution (acs) variants",
+        RATE_SEED_LAYOUT,
+        "The quick brown fox jumps over the lazy dog",
+        build::<1>,
+    ),
+    typo(
+        "typo_bf",
+        "each word replaced with probability rate by one of typo-tasks' Bit Flipping (bf) variants",
+        RATE_SEED,
+        "hello world",
+        build::<2>,
+    ),
+    typo(
+        "typo_cm",
+        "each word replaced with probability rate by one of typo-tasks' Common Misspellings (cm) variants",
+        RATE_SEED,
+        "I definitely received the separate calendar",
+        build::<3>,
+    ),
+    typo(
+        "typo_cns",
+        "each word replaced with probability rate by one of typo-tasks' Cardinal Substitution (cns) variants",
+        RATE_SEED,
+        "Meet me at 4 on floor 1 with 2 friends",
+        build::<4>,
+    ),
+    typo(
+        "typo_co",
+        "each word replaced with probability rate by one of typo-tasks' Character Omission (co) variants",
+        RATE_SEED,
+        "The quick brown fox jumps over the lazy dog",
+        build::<5>,
+    ),
+    typo(
+        "typo_cr",
+        "each word replaced with probability rate by one of typo-tasks' Character Repetition (cr) variants",
+        RATE_SEED,
+        "The quick brown fox jumps over the lazy dog",
+        build::<6>,
+    ),
+    typo(
+        "typo_cs",
+        "each word replaced with probability rate by one of typo-tasks' Character Swapping (cs) variants",
+        RATE_SEED,
+        "The quick brown fox jumps over the lazy dog",
+        build::<7>,
+    ),
+    typo(
+        "typo_dhs",
+        "each word replaced with probability rate by one of typo-tasks' Dot Hyphen Substitution (dhs) variants",
+        RATE_SEED,
+        "visit shop-now.example.com or www.my-site.org",
+        build::<8>,
+    ),
+    typo(
+        "typo_di",
+        "each word replaced with probability rate by one of typo-tasks' Dot Insertion (di) variants",
+        RATE_SEED,
+        "see example.com and my.site.org",
+        build::<9>,
+    ),
+    typo(
+        "typo_do",
+        "each word replaced with probability rate by one of typo-tasks' Dot Omission (do) variants",
+        RATE_SEED,
+        "see example.com and my.site.org",
+        build::<10>,
+    ),
+    typo(
+        "typo_gi",
+        "each word replaced with probability rate by one of typo-tasks' Grapheme Insertion (gi) variants",
+        RATE_SEED,
+        "The quick brown fox jumps over the lazy dog",
+        build::<11>,
+    ),
+    typo(
+        "typo_gr",
+        "each word replaced with probability rate by one of typo-tasks' Grapheme Replacement (gr) variants",
+        RATE_SEED,
+        "The quick brown fox jumps over the lazy dog",
+        build::<12>,
+    ),
+    typo(
+        "typo_hi",
+        "each word replaced with probability rate by one of typo-tasks' Hyphen Insertion (hi) variants",
+        RATE_SEED,
+        "see example.com and mysite today",
+        build::<13>,
+    ),
+    typo(
+        "typo_ho",
+        "each word replaced with probability rate by one of typo-tasks' Hyphen Omission (ho) variants",
+        RATE_SEED,
+        "a well-known e-mail co-worker",
+        build::<14>,
+    ),
+    typo(
+        "typo_hr",
+        "each word replaced with probability rate by one of typo-tasks' Homoglyph Replacement (hr) variants",
+        RATE_SEED,
+        "The quick brown fox jumps over the lazy dog",
+        build::<15>,
+    ),
+    typo(
+        "typo_hs",
+        "each word replaced with probability rate by one of typo-tasks' Homophone Substitution (hs) variants",
+        RATE_SEED,
+        "I knew their two cats would wait here",
+        build::<16>,
+    ),
+    typo(
+        "typo_ons",
+        "each word replaced with probability rate by one of typo-tasks' Ordinal Substitution (ons) variants",
+        RATE_SEED,
+        "the 1st and 2nd and 3rd of them",
+        build::<17>,
+    ),
+    typo(
+        "typo_rar",
+        "each word replaced with probability rate by one of typo-tasks' Repetition Adjacent Replacement (rar) variants",
+        RATE_SEED_LAYOUT,
+        "The quick brown fox jumps over the lazy dog",
+        build::<18>,
+    ),
+    typo(
+        "typo_sp",
+        "each word replaced with probability rate by one of typo-tasks' Singular Pluralise (sp) variants",
+        RATE_SEED,
+        "the cat saw a mouse near the house",
+        build::<19>,
+    ),
+    typo(
+        "typo_tos",
+        "each word replaced with probability rate by one of typo-tasks' Token Order Swap (tos) variants",
+        RATE_SEED,
+        "visit shop-now.example.com or www.my-site.org",
+        build::<20>,
+    ),
+    typo(
+        "typo_vs",
+        "each word replaced with probability rate by one of typo-tasks' Vowel Swapping (vs) variants",
+        RATE_SEED,
+        "The quick brown fox jumps over the lazy dog",
+        build::<21>,
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::word::test_rng;
+
+    fn run(id: &str, rate: f64, text: &str) -> String {
+        let t = TypoTask::new(id, rate, "qwerty").unwrap();
+        t.apply(text, &mut test_rng(1))
+    }
+
+    #[test]
+    fn every_generator_builds_and_changes_each_token_at_rate_one() {
+        for id in ids() {
+            let t = TypoTask::new(id, 1.0, "qwerty").unwrap();
+            assert_eq!(t.id(), id);
+            // Rate one: every token whose set is non-empty changes, to a member of its set.
+            let text = "one cat-food e.g. bread";
+            let out = t.apply(text, &mut test_rng(3));
+            let registry = Registry::new(&Data::english());
+            let task = registry.get(id).unwrap();
+            let before = tokens(text);
+            let after = tokens(&out);
+            if id == "tos" || id == "dhs" || id == "hi" || id == "di" {
+                // These may add or move separators, but never whitespace.
+                assert_eq!(before.len(), after.len(), "{id}: {out}");
+            }
+            for (b, a) in before.iter().zip(&after) {
+                let (b, a) = (&text[b.clone()], &out[a.clone()]);
+                let set: Vec<String> = task
+                    .expect(b)
+                    .into_iter()
+                    .filter_map(|v| v.into_string().ok())
+                    .collect();
+                if set.is_empty() {
+                    assert_eq!(a, b, "{id}");
+                } else {
+                    assert!(set.iter().any(|s| s == a), "{id}: {b} -> {a}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rate_zero_is_identity_and_bad_parameters_are_named() {
+        assert_eq!(run("co", 0.0, "hello world"), "hello world");
+        let err = TypoTask::new("zz", 0.1, "qwerty").unwrap_err();
+        assert!(
+            err.to_string().contains("unknown typo generator `zz`"),
+            "{err}"
+        );
+        let err = TypoTask::new("acs", 0.1, "colemak").unwrap_err();
+        assert!(err.starts_with("layout: "), "{err}");
+    }
+
+    #[test]
+    fn long_tokens_and_whitespace_stay() {
+        let long = "a".repeat(MAX_TOKEN_CHARS + 1);
+        let text = format!(" {long}\t\n");
+        assert_eq!(run("co", 1.0, &text), text);
+    }
+
+    #[test]
+    fn bf_never_emits_invalid_utf8() {
+        let out = run("bf", 1.0, "é ü ñ 漢字 x");
+        assert_eq!(tokens(&out).len(), 5);
+    }
+
+    #[test]
+    fn names_follow_the_catalog() {
+        assert_eq!(DESCRIPTORS.len(), CATALOG.len());
+        for (i, info) in CATALOG.iter().enumerate() {
+            assert_eq!(NAMES[i], transform_name(info.id));
+            assert_eq!(DESCRIPTORS[i].name, NAMES[i]);
+            assert!(
+                DESCRIPTORS[i].description.contains(info.title),
+                "{}",
+                info.id
+            );
+            assert_eq!(
+                DESCRIPTORS[i].params.len() == 3,
+                uses_layout(info.id),
+                "{}",
+                info.id
+            );
+        }
+    }
+
+    #[test]
+    fn layouts_matter_only_for_keyboard_generators() {
+        assert!(uses_layout("acs") && uses_layout("aci") && uses_layout("rar"));
+        assert!(!uses_layout("co") && !uses_layout("hr"));
+    }
+}
