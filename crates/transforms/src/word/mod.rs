@@ -117,9 +117,7 @@ pub(crate) fn lexical_words(text: &str) -> Vec<Range<usize>> {
     let mut start: Option<usize> = None;
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
-        let inside = if c.is_alphanumeric() {
-            true
-        } else if start.is_some() && is_mark(c) {
+        let inside = if c.is_alphanumeric() || (start.is_some() && is_mark(c)) {
             true
         } else if start.is_some() && is_apostrophe(c) {
             chars.peek().is_some_and(|&(_, n)| n.is_alphanumeric())
@@ -143,6 +141,7 @@ pub(crate) fn lexical_words(text: &str) -> Vec<Range<usize>> {
 
 /// The letter case of a word, as far as a replacement should copy it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "tables"), allow(dead_code))]
 pub(crate) enum Case {
     /// No upper-case letter (or no cased letter at all): replacements are used as written.
     Lower,
@@ -152,6 +151,7 @@ pub(crate) enum Case {
     Upper,
 }
 
+#[cfg_attr(not(feature = "tables"), allow(dead_code))]
 impl Case {
     /// The case of `word`.
     pub(crate) fn of(word: &str) -> Case {
@@ -160,7 +160,7 @@ impl Case {
             return Case::Lower;
         };
         let rest: Vec<char> = letters.collect();
-        if first.is_uppercase() && rest.len() > 0 && rest.iter().all(|c| !c.is_lowercase()) {
+        if first.is_uppercase() && !rest.is_empty() && rest.iter().all(|c| !c.is_lowercase()) {
             Case::Upper
         } else if first.is_uppercase() {
             Case::Title

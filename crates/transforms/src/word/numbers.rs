@@ -91,7 +91,7 @@ fn spell_into(n: u64, out: &mut String) {
             out.push_str(SMALL[rest as usize]);
         } else {
             out.push_str(TENS[(rest / 10) as usize]);
-            if rest % 10 > 0 {
+            if !rest.is_multiple_of(10) {
                 out.push('-');
                 out.push_str(SMALL[(rest % 10) as usize]);
             }

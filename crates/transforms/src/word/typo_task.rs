@@ -7,7 +7,9 @@
 //! generator's exact set for it ([`Task::expect`]), chosen uniformly by the seeded draw. A token
 //! whose set is empty stays as it is, and so does a token longer than [`MAX_TOKEN_CHARS`]
 //! characters (the sets grow with the square of the length, and `cns`/`ons` exponentially in the
-//! numerals of a token). `bf`'s members that are not valid UTF-8 are skipped: a text stays text.
+//! numerals of a token). Members that are not valid UTF-8 (`bf` on non-ASCII text) or that contain
+//! whitespace (`bf` can flip `(` into a space) are skipped: a text stays text, and one word
+//! becomes one word.
 //!
 //! Only typo-tasks' public API is used ([`Registry`], [`Task::expect_into`], [`Variant`]), so
 //! moving the generators to a crate of their own changes nothing here.
@@ -94,7 +96,8 @@ impl TypoTask {
                 continue;
             }
             self.task.expect_into(token, &mut set);
-            set.retain(Variant::is_utf8);
+            // A text stays text, and a word stays one word.
+            set.retain(|v| v.as_str().is_some_and(|s| !s.contains(char::is_whitespace)));
             if set.is_empty() {
                 continue;
             }
