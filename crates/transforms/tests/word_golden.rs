@@ -29,7 +29,7 @@ fn word_level() -> Vec<&'static str> {
 }
 
 #[test]
-fn word_transforms_on_word_rich_inputs() {
+fn golden_word_transforms_on_word_rich_inputs() {
     let catalogue = Catalogue::standard();
     let names = word_level();
     assert!(names.len() >= 40, "{}", names.len());
