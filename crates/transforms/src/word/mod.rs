@@ -15,6 +15,7 @@
 //! order, one decision per candidate whatever the outcome, so a transform's output depends only on
 //! (text, parameters, seed).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use suite_core::ResolveError;
@@ -199,12 +200,21 @@ pub(crate) fn splice(text: &str, edits: &[(Range<usize>, String)]) -> String {
     out
 }
 
-/// `word` lower-cased with `’` written `'`: the form tables are keyed by.
-pub(crate) fn table_key(word: &str) -> String {
-    word.chars()
-        .map(|c| if c == '\u{2019}' { '\'' } else { c })
-        .flat_map(char::to_lowercase)
-        .collect()
+/// `word` lower-cased with `’` written `'`: the form tables are keyed by (borrowed when `word`
+/// already is in that form, as most words of a text are).
+pub(crate) fn table_key(word: &str) -> Cow<'_, str> {
+    if word
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'\'')
+    {
+        return Cow::Borrowed(word);
+    }
+    Cow::Owned(
+        word.chars()
+            .map(|c| if c == '\u{2019}' { '\'' } else { c })
+            .flat_map(char::to_lowercase)
+            .collect(),
+    )
 }
 
 /// A generator for unit tests, numbered by `n`.

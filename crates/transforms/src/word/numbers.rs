@@ -11,6 +11,7 @@ use suite_core::{ResolveError, Transform};
 use crate::descriptor::{Descriptor, Kind, Level};
 use crate::param::{Param, ParamType, Params};
 use crate::rng::seeded;
+use std::borrow::Cow;
 use std::ops::Range;
 
 use super::{is_mark, lexical_words, splice, table_key};
@@ -232,7 +233,7 @@ const MAX_RUN: usize = 40;
 /// longest such prefix. Meaning-preserving and idempotent (its output's numbers are digits).
 pub fn words_to_number(text: &str) -> String {
     let words = lexical_words(text);
-    let keys: Vec<String> = words.iter().map(|r| table_key(&text[r.clone()])).collect();
+    let keys: Vec<Cow<str>> = words.iter().map(|r| table_key(&text[r.clone()])).collect();
     let joined = |j: usize| {
         let gap = &text[words[j].end..words[j + 1].start];
         gap == "-" || (!gap.is_empty() && gap.chars().all(char::is_whitespace))
@@ -263,7 +264,7 @@ pub fn words_to_number(text: &str) -> String {
         for len in (1..=end - i).rev() {
             let run: Vec<&str> = keys[i..i + len]
                 .iter()
-                .map(String::as_str)
+                .map(|k| &**k)
                 .filter(|k| *k != "and")
                 .collect();
             if keys[i + len - 1] == "and" {
@@ -370,9 +371,9 @@ impl RandomizeAge {
             let followed = i + 2 < words.len()
                 && gap_ok(i)
                 && gap_ok(i + 1)
-                && matches!(key(i + 1).as_str(), "year" | "years" | "yr" | "yrs")
+                && matches!(&*key(i + 1), "year" | "years" | "yr" | "yrs")
                 && key(i + 2) == "old";
-            let preceded = i > 0 && gap_ok(i - 1) && matches!(key(i - 1).as_str(), "age" | "aged");
+            let preceded = i > 0 && gap_ok(i - 1) && matches!(&*key(i - 1), "age" | "aged");
             if !(followed || preceded) {
                 continue;
             }

@@ -9,6 +9,7 @@
 //! lower-cased, `’` read as `'`; a key of several words matches those words separated by
 //! whitespace only, and the longest key wins where several start at one word.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
@@ -96,7 +97,9 @@ fn table_error(source: &str, line: usize, message: String) -> String {
 #[derive(Debug, Clone, Default)]
 pub struct PhraseMap {
     ids: HashMap<String, usize>,
-    max_words: usize,
+    /// The most words of a key starting with each word (only words that start a key of two or
+    /// more words are here): at most other words, one lookup decides.
+    longest_from: HashMap<String, usize>,
 }
 
 impl PhraseMap {
@@ -112,12 +115,15 @@ impl PhraseMap {
                     "key `{key}`: `{word}` is not one word (letters, digits, marks, inner apostrophes)"
                 ));
             }
-            words.push(table_key(word));
+            words.push(table_key(word).into_owned());
+        }
+        if words.len() > 1 {
+            let longest = self.longest_from.entry(words[0].clone()).or_default();
+            *longest = (*longest).max(words.len());
         }
         if words.is_empty() {
             return Err("empty key".into());
         }
-        self.max_words = self.max_words.max(words.len());
         let key = words.join(" ");
         if self.ids.contains_key(&key) {
             return Ok(false);
@@ -130,14 +136,24 @@ impl PhraseMap {
     /// (byte range of the matched words, id).
     pub fn matches(&self, text: &str) -> Vec<(Range<usize>, usize)> {
         let words = lexical_words(text);
-        let keys: Vec<String> = words.iter().map(|r| table_key(&text[r.clone()])).collect();
+        let keys: Vec<Cow<str>> = words.iter().map(|r| table_key(&text[r.clone()])).collect();
         let mut out = Vec::new();
         let mut key = String::new();
         let mut i = 0;
         while i < words.len() {
             let mut matched = 0;
-            let longest = self.max_words.min(words.len() - i);
+            let longest = self
+                .longest_from
+                .get(&*keys[i])
+                .map_or(1, |&n| n.min(words.len() - i));
             for len in (1..=longest).rev() {
+                if len == 1 {
+                    if let Some(&id) = self.ids.get(&*keys[i]) {
+                        out.push((words[i].clone(), id));
+                        matched = 1;
+                    }
+                    break;
+                }
                 let joined_by_spaces = (i..i + len - 1).all(|j| {
                     let gap = &text[words[j].end..words[j + 1].start];
                     !gap.is_empty() && gap.chars().all(char::is_whitespace)

@@ -14,6 +14,7 @@
 //! Only typo-tasks' public API is used ([`Registry`], [`Task::expect_into`], [`Variant`]), so
 //! moving the generators to a crate of their own changes nothing here.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use suite_core::{ResolveError, Transform};
@@ -81,11 +82,17 @@ impl TypoTask {
 
     /// Corrupts `text`, drawing from `rng`: one decision per token, in order, then one choice per
     /// picked token that has a set.
+    ///
+    /// A text repeats its words, so the sets computed are kept for the rest of the call, up to
+    /// [`MEMO_BYTES`] of variants (memory stays bounded on adversarial text of distinct words);
+    /// the draws, and so the output, are the same with or without the memo.
     pub fn apply(&self, text: &str, rng: &mut TextRng) -> String {
         if self.rate.is_zero() {
             return text.to_owned();
         }
-        let mut set: Vec<Variant> = Vec::new();
+        let mut memo: HashMap<&str, Vec<Variant>> = HashMap::new();
+        let mut budget = MEMO_BYTES;
+        let mut scratch: Vec<Variant> = Vec::new();
         let mut edits = Vec::new();
         for range in tokens(text) {
             if !rng.chance(self.rate) {
@@ -95,20 +102,35 @@ impl TypoTask {
             if token.chars().nth(MAX_TOKEN_CHARS).is_some() {
                 continue;
             }
-            self.task.expect_into(token, &mut set);
-            // A text stays text, and a word stays one word.
-            set.retain(|v| v.as_str().is_some_and(|s| !s.contains(char::is_whitespace)));
+            let set = match memo.get(token) {
+                Some(set) => set,
+                None => {
+                    self.task.expect_into(token, &mut scratch);
+                    // A text stays text, and a word stays one word.
+                    scratch
+                        .retain(|v| v.as_str().is_some_and(|s| !s.contains(char::is_whitespace)));
+                    let bytes: usize = scratch.iter().map(|v| v.len() + 32).sum();
+                    if bytes <= budget {
+                        budget -= bytes;
+                        memo.entry(token).or_insert(std::mem::take(&mut scratch))
+                    } else {
+                        &scratch
+                    }
+                }
+            };
             if set.is_empty() {
                 continue;
             }
-            let pick = &set[rng.below(set.len())];
-            if let Some(s) = pick.as_str() {
+            if let Some(s) = set[rng.below(set.len())].as_str() {
                 edits.push((range, s.to_owned()));
             }
         }
         super::splice(text, &edits)
     }
 }
+
+/// The most variant bytes (plus 32 per variant) one call of [`TypoTask::apply`] keeps for reuse.
+pub const MEMO_BYTES: usize = 16 << 20;
 
 /// The English registry with keyboard `layout`, built once per layout and process.
 fn registry(layout: &str) -> Result<&'static Registry, String> {
