@@ -24,6 +24,7 @@
 //! on conditions over a report's figures. Exit codes: 0 ok, 1 failed (one-line error), 2 usage
 //! (and, for `gate` only, a gate that failed: its usage errors are 1).
 
+mod catalogue;
 mod compare;
 mod gate;
 mod merge;
@@ -62,6 +63,12 @@ enum Command {
     Extract(ExtractArgs),
     /// Print the default suite (used when --suite is not given) as a suite file.
     DefaultSuite,
+    /// List the transform catalogue suites can name: each transform's level, kind
+    /// (corruption with its severity parameter, or meaning-preserving), parameters with their
+    /// defaults, description and an example.
+    Transforms(catalogue::ListArgs),
+    /// Apply one transform of the catalogue to texts given on the command line.
+    Transform(catalogue::TryArgs),
     /// Print every distinct text a profile would send to the models, as `{"text"}` JSONL (to
     /// precompute predictions for `file:` models).
     Texts(TextsArgs),
@@ -286,6 +293,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             out.print()?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Transforms(args) => catalogue::list(&args).map(|()| ExitCode::SUCCESS),
+        Command::Transform(args) => catalogue::try_one(&args).map(|()| ExitCode::SUCCESS),
         Command::Texts(args) => list_texts(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Merge(args) => merge::run(&args),
@@ -301,7 +310,9 @@ fn list_texts(args: &TextsArgs) -> anyhow::Result<ExitCode> {
     let info = texts::scan(&args.texts)?;
     texts::warn_if_empty(&args.texts, &info);
     let (spec, source) = suite::load(args.suite.as_deref())?;
-    let suite = spec.build().map_err(|e| source.error(&e))?;
+    let suite = spec
+        .build_with(transforms::Catalogue::standard())
+        .map_err(|e| source.error(&e))?;
     let seen = RefCell::new((std::collections::HashSet::<String>::new(), Vec::<u8>::new()));
     let recorder = suite_core::BatchFn::new(|batch: &[&str]| -> Vec<serde_json::Value> {
         let (known, out) = &mut *seen.borrow_mut();

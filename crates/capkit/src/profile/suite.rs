@@ -1,4 +1,5 @@
-//! The suite of a run: a `SuiteSpec` file or the documented default, built with stage tracking.
+//! The suite of a run: a `SuiteSpec` file or the documented default, its transforms resolved
+//! by the `capkit-transforms` catalogue, built with stage tracking.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -6,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 use suite_core::{CapabilitySuite, SuiteSpec, Transform};
+use transforms::Catalogue;
 
 /// The default suite, used without `--suite` (`capkit profile default-suite` prints it):
 /// keyboard typos at 0.05, 0.10 and 0.20 (seed 0), case jitter (`str.swapcase`), whitespace
@@ -44,7 +46,8 @@ impl SuiteSource {
 
 /// The default suite's spec.
 pub(crate) fn default_spec() -> SuiteSpec {
-    let mut spec = SuiteSpec::from_json_str(DEFAULT_SUITE).unwrap_or_default();
+    let mut spec =
+        SuiteSpec::from_json_str_with(DEFAULT_SUITE, Catalogue::standard()).unwrap_or_default();
     spec.probes.push("a".repeat(1000));
     spec
 }
@@ -64,7 +67,7 @@ pub(crate) fn load(path: Option<&Path>) -> anyhow::Result<(SuiteSpec, SuiteSourc
                 std::fs::read(path).with_context(|| format!("--suite {}", path.display()))?;
             let text = String::from_utf8_lossy(&bytes);
             // The spec error's message contains its source: one message, not a repeated chain.
-            let spec = SuiteSpec::from_json_str(&text)
+            let spec = SuiteSpec::from_json_str_with(&text, Catalogue::standard())
                 .map_err(|e| anyhow::anyhow!("--suite {}: {e}", path.display()))?;
             Ok((
                 spec,
@@ -86,7 +89,9 @@ pub(crate) fn build(
     source: &SuiteSource,
     tracker: Arc<AtomicUsize>,
 ) -> anyhow::Result<CapabilitySuite> {
-    let built = spec.build().map_err(|e| source.error(&e))?;
+    let built = spec
+        .build_with(Catalogue::standard())
+        .map_err(|e| source.error(&e))?;
     let mut suite = CapabilitySuite::new();
     let mut stage = 0;
     for (name, transform) in built.corruptions() {
