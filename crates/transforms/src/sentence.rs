@@ -47,11 +47,13 @@ fn title(text: &str) -> String {
     out
 }
 
-/// The text without its trailing punctuation (trailing whitespace kept where it was).
+/// The text without the punctuation at its end: the trailing run of punctuation and whitespace
+/// removed, the text's own trailing whitespace put back (so `"Hi?! "` becomes `"Hi "`).
 fn strip_trailing_punctuation(text: &str) -> String {
-    let body = text.trim_end();
-    let tail = &text[body.len()..];
-    let mut stripped = body.trim_end_matches(is_punctuation).to_owned();
+    let tail = &text[text.trim_end().len()..];
+    let mut stripped = text
+        .trim_end_matches(|c: char| is_punctuation(c) || c.is_whitespace())
+        .to_owned();
     stripped.push_str(tail);
     stripped
 }
@@ -300,5 +302,6 @@ mod tests {
         assert_eq!(strip_trailing_punctuation("Hi, there?! "), "Hi, there ");
         assert_eq!(strip_trailing_punctuation("?!"), "");
         assert_eq!(strip_trailing_punctuation("no"), "no");
+        assert_eq!(strip_trailing_punctuation("a!\u{a0}:"), "a");
     }
 }
