@@ -3,14 +3,15 @@
 use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use profile_stats::{
-    AbstentionCounts, ClassifyCounts, Comparison, Counts, FirstVsSecond, Pair, PairCounts,
-    ProfileReport, SuiteDescriptor,
+    AbstentionCounts, ClassifyCounts, ClassifySample, Comparison, Counts, FirstVsSecond, Pair,
+    PairCounts, ProfileReport, SampleDesign, SuiteDescriptor,
 };
 use profile_types::value::py_str;
 use profile_types::{CaptureProfile, Label, ProbePredictions};
 use suite_core::{
     CapabilitySuite, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, Keep, LastAnswer,
     Memo, Model, OutcomeWriter, PredictionCache, ProfileRun, SharedLabel, Side, Stage, StageIds,
+    TeacherSample,
 };
 
 use crate::Error;
@@ -56,17 +57,43 @@ impl Keep for Forms {
 
 /// One text's outcome, bit by bit: clean agreement, agreement under each corruption, then per
 /// invariance whether the student's and the teacher's labels changed.
+///
+/// When the teacher answers a sample of the transformed texts, the bits go on: whether the text
+/// is in the sample (the corrupted agreement and teacher change bits are only meaningful then),
+/// then per corruption whether the student's corrupted answer agrees with the teacher's clean
+/// answer (the surrogate).
 struct Layout {
     corruptions: usize,
     invariances: usize,
+    sampled: bool,
 }
 
 impl Layout {
-    fn of(suite: &CapabilitySuite) -> Layout {
+    fn of(suite: &CapabilitySuite, sampled: bool) -> Layout {
         Layout {
             corruptions: suite.corruptions().count(),
             invariances: suite.invariances().count(),
+            sampled,
         }
+    }
+
+    fn bits(&self) -> usize {
+        let full = 1 + self.corruptions + 2 * self.invariances;
+        if self.sampled {
+            full + 1 + self.corruptions
+        } else {
+            full
+        }
+    }
+
+    /// Whether the text is in the teacher's sample (always, without one).
+    fn in_sample(&self, o: &[u32]) -> bool {
+        !self.sampled || bit(o, 1 + self.corruptions + 2 * self.invariances)
+    }
+
+    /// Whether the student's answer under corruption `k` agrees with the teacher's clean one.
+    fn surrogate(&self, o: &[u32], k: usize) -> bool {
+        bit(o, 2 + 2 * self.corruptions + 2 * self.invariances + k)
     }
 
     fn clean(&self, o: &[u32]) -> bool {
@@ -136,8 +163,25 @@ impl<'m> CaptureRun<'m> {
         Ok(CaptureRun {
             run: ProfileRun::new(student, teacher, Forms::default(), suite.probes())?,
             suite,
-            layout: Layout::of(suite),
+            layout: Layout::of(suite, false),
         })
+    }
+
+    /// The run with the teacher answering the corrupted and rewritten texts of a seeded uniform
+    /// sample of the texts only (`None`: every text, the default). The clean texts always reach
+    /// both models and the student answers everything; the report's figures that need the
+    /// teacher on transformed texts become prediction-powered estimates with intervals
+    /// (`profile_stats::ClassifySample`). Set it before adding texts.
+    pub fn with_teacher_sample(mut self, sample: Option<TeacherSample>) -> CaptureRun<'m> {
+        self.run = self.run.with_teacher_sample(sample);
+        self.layout = Layout::of(self.suite, sample.is_some());
+        self
+    }
+
+    /// Distinct transformed texts the teacher was not asked about so far: the teacher calls
+    /// the sample saved (0 without one).
+    pub fn teacher_calls_saved(&self) -> u64 {
+        self.run.teacher_skipped()
     }
 
     /// The run with chunks of `chunk_size` texts (at least 1; default [`DEFAULT_CHUNK_SIZE`]).
@@ -158,9 +202,9 @@ impl<'m> CaptureRun<'m> {
 
     /// [`CaptureRun::add`], returning each text's outcome id.
     fn add_ids<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<u32>, Error> {
-        let suite = self.suite;
+        let (suite, sampled) = (self.suite, self.layout.sampled);
         Ok(self.run.add(texts, &mut |cache, clean, _, out| {
-            chunk(cache, clean, out, suite)
+            chunk(cache, clean, out, suite, sampled)
         })?)
     }
 
@@ -174,15 +218,43 @@ impl<'m> CaptureRun<'m> {
                 .then(|| AbstentionCounts::new(student_decides, teacher_decides)),
         );
         let layout = &self.layout;
+        counts.sample = self.run.teacher_sample().map(|s| {
+            ClassifySample::new(
+                SampleDesign {
+                    fraction: s.fraction(),
+                    seed: s.seed(),
+                },
+                self.suite.corruption_names(),
+                self.suite.invariance_names(),
+            )
+        });
         for (o, n) in self.run.outcomes().iter() {
             let clean = layout.clean(o);
             counts.record_clean_n(clean, n);
-            for (k, stage) in counts.corruptions.values_mut().enumerate() {
-                stage.agree.record_n(clean, layout.corrupted(o, k), n);
+            let labelled = layout.in_sample(o);
+            if let Some(sample) = &mut counts.sample {
+                sample.labelled += n * u64::from(labelled);
+                for (k, stage) in sample.corruptions.values_mut().enumerate() {
+                    let surrogate = layout.surrogate(o, k);
+                    stage.surrogate += n * u64::from(surrogate);
+                    if labelled {
+                        stage
+                            .labelled
+                            .record_n(layout.corrupted(o, k), surrogate, n);
+                    }
+                }
+                for (i, stage) in sample.invariances.values_mut().enumerate() {
+                    stage.student_changed += n * u64::from(layout.changed(o, i).0);
+                }
             }
-            for (i, stage) in counts.invariances.values_mut().enumerate() {
-                let (s, t) = layout.changed(o, i);
-                stage.changed.record_n(s, t, n);
+            if labelled {
+                for (k, stage) in counts.corruptions.values_mut().enumerate() {
+                    stage.agree.record_n(clean, layout.corrupted(o, k), n);
+                }
+                for (i, stage) in counts.invariances.values_mut().enumerate() {
+                    let (s, t) = layout.changed(o, i);
+                    stage.changed.record_n(s, t, n);
+                }
             }
             if let Some(a) = &mut counts.abstention {
                 let (s, t) = layout.escalated(o);
@@ -228,9 +300,10 @@ fn chunk(
     clean: &StageIds,
     out: &mut OutcomeWriter,
     suite: &CapabilitySuite,
+    sampled: bool,
 ) -> Result<(), suite_core::Error> {
-    let layout = Layout::of(suite);
-    let width = (1 + layout.corruptions + 2 * layout.invariances).div_ceil(32);
+    let layout = Layout::of(suite, sampled);
+    let width = layout.bits().div_ceil(32);
     let mut words = vec![0u32; clean.len() * width];
     let mut set = |j: usize, bit: usize, on: bool| {
         if on {
@@ -242,10 +315,24 @@ fn chunk(
     for (j, &id) in clean.ids().iter().enumerate() {
         set(j, 0, agrees(cache, id));
     }
+    // Sampled profiles only: the sample bit, then the surrogates. An unsampled text's teacher
+    // bits stay 0 (its teacher answers on transformed texts are not used, even when another
+    // text's sample brought them in), so its outcome depends on the text alone.
+    let in_sample = 1 + layout.corruptions + 2 * layout.invariances;
+    let labelled = |cache: &PredictionCache<'_, Forms>, j: usize| cache.teacher_sampled(j);
+    if sampled {
+        for j in 0..clean.len() {
+            set(j, in_sample, labelled(cache, j));
+        }
+    }
     for (k, (name, transform)) in suite.corruptions().enumerate() {
         let ids = cache.transformed(&Stage::Corruption(name.to_owned()), clean, transform)?;
-        for (j, &id) in ids.ids().iter().enumerate() {
-            set(j, 1 + k, agrees(cache, id));
+        for (j, (&before, &id)) in clean.ids().iter().zip(ids.ids()).enumerate() {
+            set(j, 1 + k, labelled(cache, j) && agrees(cache, id));
+            if sampled {
+                let surrogate = cache.student(id) == cache.teacher(before);
+                set(j, in_sample + 1 + k, surrogate);
+            }
         }
     }
     for (i, (name, transform)) in suite.invariances().enumerate() {
@@ -253,7 +340,8 @@ fn chunk(
         let at = 1 + layout.corruptions + 2 * i;
         for (j, (&before, &after)) in clean.ids().iter().zip(ids.ids()).enumerate() {
             set(j, at, cache.student(before) != cache.student(after));
-            set(j, at + 1, cache.teacher(before) != cache.teacher(after));
+            let teacher_changed = cache.teacher(before) != cache.teacher(after);
+            set(j, at + 1, labelled(cache, j) && teacher_changed);
         }
     }
     for text in words.chunks(width) {
@@ -377,7 +465,7 @@ where
         runs.push(run.with_chunk_size(usize::MAX));
     }
     teacher.forget();
-    let layout = Layout::of(suite);
+    let layout = Layout::of(suite, false);
     let names: Vec<&str> = students.iter().map(|s| s.0).collect();
     let mut pairs = Pair::every(&names, suite.corruption_names(), suite.invariance_names());
     for chunk in chunks {

@@ -8,44 +8,16 @@ use std::cell::RefCell;
 
 use std::collections::HashMap;
 
+mod common;
+
+use common::{WORDS, student, suite, teacher, text};
+
 use capture::{
     CaptureRun, capture_profile, capture_profile_report, compare_students, compare_students_chunked,
 };
 use proptest::prelude::*;
 use serde_json::json;
-use suite_core::{
-    CapabilitySuite, Decision, Label, Model, ModelError, PerItemFn, Transform,
-    case_jitter_invariance, keyboard_typo_corruption, whitespace_invariance,
-};
-
-fn suite() -> CapabilitySuite {
-    let mut suite = CapabilitySuite::new();
-    suite.add_corruption("typo_10", keyboard_typo_corruption(0.1, 0).unwrap());
-    suite.add_corruption("typo_40", keyboard_typo_corruption(0.4, 0).unwrap());
-    suite.add_corruption(
-        "drop_vowels",
-        Transform::new(|t| t.replace(['a', 'e', 'i', 'o', 'u'], ""))
-            .with_severity("drop", 1.0)
-            .unwrap(),
-    );
-    suite.add_invariance("case", case_jitter_invariance());
-    suite.add_invariance("space", whitespace_invariance());
-    suite.add_probe("");
-    suite.add_probe("good");
-    suite
-}
-
-fn student(t: &str) -> Label {
-    json!(if t.contains("good") { "pos" } else { "neg" })
-}
-
-fn teacher(t: &str) -> Label {
-    json!(if t.to_lowercase().contains("good") || t.contains("fine") {
-        "pos"
-    } else {
-        "neg"
-    })
-}
+use suite_core::{CapabilitySuite, Decision, Label, Model, ModelError, PerItemFn, Transform};
 
 fn other_student(t: &str) -> Label {
     json!(t.len().is_multiple_of(3))
@@ -57,14 +29,6 @@ fn decide(t: &str) -> Decision {
     } else {
         Decision::Answer(student(t))
     }
-}
-
-const WORDS: [&str; 8] = [
-    "good", "Good", "fine", "bad", "food", "  the", "GOOD", "service",
-];
-
-fn text() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(WORDS.to_vec()), 1..6).prop_map(|w| w.join(" "))
 }
 
 proptest! {

@@ -8,9 +8,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::counts::{AbstentionCounts, AgreeSplit, ClassifyCounts, ExtractCounts, FieldSums};
 use crate::curve::{CurveInput, SeverityCurve, severity_curve};
-use crate::interval::{Interval, Level, f1_interval, wilson};
+use crate::interval::{Interval, Level, Method, f1_interval, wilson};
 use crate::paired::{PairedTest, paired_test};
+use crate::ppi::PpiSums;
 use crate::report::{Settings, SuiteDescriptor};
+use crate::sample::estimate_rate;
 
 /// Clean texts of a classifier report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +32,27 @@ pub struct ClassifyCorruption {
     pub agreement: Interval,
     /// Agreement on the clean texts minus agreement on the corrupted texts, paired by text.
     pub clean_vs_corrupted: PairedTest,
+    /// Present when the teacher answered a sample of the corrupted texts: which figures are
+    /// estimated, from how many teacher answers, how.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated: Option<Estimated>,
+}
+
+/// What a stage's estimated figures rest on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Estimated {
+    /// The figures estimated (the others of the stage are exact).
+    pub figures: Vec<String>,
+    /// Texts whose transformed version the teacher answered.
+    pub teacher_answers: u64,
+    /// Texts in all.
+    pub texts: u64,
+    /// The method (`ppi_power_tuned`).
+    pub method: String,
+    /// The power-tuning weight chosen (`null` with no teacher answer).
+    pub lambda: Option<f64>,
+    /// The paired test's `p` is the exact McNemar test on the sampled texts only.
+    pub p_on: String,
 }
 
 /// One invariance of a classifier report.
@@ -42,6 +65,9 @@ pub struct ClassifyInvariance {
     /// Student violation rate minus teacher violation rate, paired by text: a small `p` with a
     /// positive difference says the student is significantly less invariant than its teacher.
     pub student_vs_teacher: PairedTest,
+    /// Present when the teacher answered a sample of the rewritten texts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated: Option<Estimated>,
 }
 
 /// The figures of a classifier report.
@@ -173,18 +199,28 @@ pub fn classify(
 ) -> ClassifyAnalysis {
     let level = settings.level;
     let n = counts.n;
+    let sample = counts.sample.as_ref();
     let corruptions = counts
         .corruptions
         .iter()
         .map(|(name, c)| {
             let (family, severity) = suite.severity(name);
             let t = c.agree.table();
-            let analysis = ClassifyCorruption {
+            let mut analysis = ClassifyCorruption {
                 family,
                 severity,
                 agreement: wilson(t.second(), n, level),
                 clean_vs_corrupted: paired_test(&t, level),
+                estimated: None,
             };
+            if let Some(sums) = sample.and_then(|s| s.corruption_sums(name, n)) {
+                let clean = wilson(counts.clean.agree, n, level).estimate;
+                let figures = ["agreement", "clean_vs_corrupted.difference"];
+                let (rate, difference, how) = sampled(&sums, clean, level, figures);
+                analysis.agreement = rate;
+                analysis.clean_vs_corrupted.difference = difference;
+                analysis.estimated = Some(how);
+            }
             (name.clone(), analysis)
         })
         .collect();
@@ -193,11 +229,24 @@ pub fn classify(
         .iter()
         .map(|(name, i)| {
             let t = i.changed.table();
-            let analysis = ClassifyInvariance {
+            let mut analysis = ClassifyInvariance {
                 student_violation: wilson(t.first(), n, level),
                 teacher_violation: wilson(t.second(), n, level),
                 student_vs_teacher: paired_test(&t, level),
+                estimated: None,
             };
+            if let Some(s) = sample
+                && let Some(sums) = s.invariance_sums(counts, name)
+            {
+                let changed = s.invariances.get(name).map_or(0, |i| i.student_changed);
+                analysis.student_violation = wilson(changed, n, level);
+                let student = analysis.student_violation.estimate;
+                let figures = ["teacher_violation", "student_vs_teacher.difference"];
+                let (rate, difference, how) = sampled(&sums, student, level, figures);
+                analysis.teacher_violation = rate;
+                analysis.student_vs_teacher.difference = difference;
+                analysis.estimated = Some(how);
+            }
             (name.clone(), analysis)
         })
         .collect();
@@ -213,11 +262,13 @@ pub fn classify(
         clean_point("clean", 0.0),
         n,
         settings,
+        // A sampled profile's curve points are the sampled texts' plain rates (its agreement
+        // figures are the estimates).
         |name| {
             counts
                 .corruptions
                 .get(name)
-                .map(|c| (c.agree.table().second(), n))
+                .map(|c| (c.agree.table().second(), sample.map_or(n, |s| s.labelled)))
         },
     );
     ClassifyAnalysis {
@@ -229,6 +280,46 @@ pub fn classify(
         curves,
         abstention: counts.abstention.as_ref().map(|a| abstention(a, level)),
     }
+}
+
+/// A sampled rate's estimate and interval, `exact − rate` for the fully observed rate `exact`
+/// it is paired with (the rate's interval, reflected), and what they rest on.
+fn sampled(
+    sums: &PpiSums,
+    exact: Option<f64>,
+    level: Level,
+    figures: [&str; 2],
+) -> (Interval, Interval, Estimated) {
+    let e = estimate_rate(sums, level);
+    let interval = |estimate, lower, upper| Interval {
+        estimate,
+        lower,
+        upper,
+        level: level.get(),
+        method: Method::PpiPowerTuned,
+    };
+    let rate = interval(
+        e.map(|e| e.estimate),
+        e.map_or(0.0, |e| e.lower),
+        e.map_or(1.0, |e| e.upper),
+    );
+    let difference = match (exact, e) {
+        (Some(x), Some(e)) => interval(
+            Some(x - e.estimate),
+            (x - e.upper).clamp(-1.0, 1.0),
+            (x - e.lower).clamp(-1.0, 1.0),
+        ),
+        _ => interval(None, -1.0, 1.0),
+    };
+    let how = Estimated {
+        figures: figures.iter().map(|f| (*f).to_owned()).collect(),
+        teacher_answers: sums.labelled,
+        texts: sums.all,
+        method: Method::PpiPowerTuned.name().to_owned(),
+        lambda: e.map(|e| e.lambda),
+        p_on: "the sampled texts (exact McNemar)".into(),
+    };
+    (rate, difference, how)
 }
 
 /// The figures of an extractor report.

@@ -15,7 +15,9 @@ use profile_types::{
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
+use crate::interval::Level;
 use crate::paired::PairedTable;
+use crate::sample::{ClassifySample, estimate_rate};
 
 /// Defines a 2×2 table of two binary outcomes with field names that say what they count.
 macro_rules! paired_counts {
@@ -424,6 +426,11 @@ pub struct ProfileCounts<Clean, Corruption, Invariance> {
     /// The decision APIs on the clean texts, when a side has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abstention: Option<AbstentionCounts>,
+    /// When the teacher answered the transformed texts of a sample only (classifier profiles):
+    /// the design and the counts the estimates need; the stage tables then count the sampled
+    /// texts only (see [`ClassifySample`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<ClassifySample>,
 }
 
 /// The counts of a classifier profile (`capture_profile`).
@@ -452,6 +459,7 @@ where
             corruptions: named(corruptions),
             invariances: named(invariances),
             abstention,
+            sample: None,
         }
     }
 
@@ -461,6 +469,24 @@ where
         same_stages("corruptions", &self.corruptions, &other.corruptions)?;
         same_stages("invariances", &self.invariances, &other.invariances)?;
         merge_abstention((&mut self.abstention, self.n), (&other.abstention, other.n))?;
+        match (&mut self.sample, &other.sample) {
+            (None, None) => {}
+            (Some(a), Some(b)) => a.merge(b)?,
+            (a, b) => {
+                let d = |s: bool| {
+                    if s {
+                        "a teacher sample"
+                    } else {
+                        "the full profile"
+                    }
+                };
+                return Err(Error::Mismatch {
+                    what: "teacher designs".into(),
+                    left: d(a.is_some()).into(),
+                    right: d(b.is_some()).into(),
+                });
+            }
+        }
         self.n += other.n;
         self.clean += other.clean;
         add_stages(&mut self.corruptions, &other.corruptions);
@@ -485,22 +511,49 @@ impl ClassifyCounts {
 
     /// Upstream's profile, computed from the counts (bit for bit what `capture_profile` returns
     /// for the same texts).
+    ///
+    /// A sampled profile's figures that need the teacher on transformed texts are their
+    /// power-tuned prediction-powered estimates (at the default level, which does not move a
+    /// point estimate); with no sampled text, the surrogate's rate.
     pub fn profile(&self, probes: Option<ProbePredictions>) -> CaptureProfile {
+        let estimated = |sums: Option<crate::PpiSums>| {
+            sums.map(|s| {
+                estimate_rate(&s, Level::DEFAULT)
+                    .map_or(rate(s.yhat_all as u64, s.all), |e| e.estimate)
+            })
+        };
         CaptureProfile {
             clean_agreement: rate(self.clean.agree, self.n),
             corruptions: self
                 .corruptions
                 .iter()
-                .map(|(k, c)| (k.clone(), rate(c.agree.table().second(), self.n)))
+                .map(|(k, c)| {
+                    let sums = self
+                        .sample
+                        .as_ref()
+                        .and_then(|s| s.corruption_sums(k, self.n));
+                    let value = estimated(sums).unwrap_or(rate(c.agree.table().second(), self.n));
+                    (k.clone(), value)
+                })
                 .collect(),
             invariances: self
                 .invariances
                 .iter()
                 .map(|(k, i)| {
                     let t = i.changed.table();
-                    let rates = ViolationRates {
-                        student_violation_rate: rate(t.first(), self.n),
-                        teacher_violation_rate: rate(t.second(), self.n),
+                    let rates = match &self.sample {
+                        Some(s) => ViolationRates {
+                            student_violation_rate: rate(
+                                s.invariances.get(k).map_or(0, |i| i.student_changed),
+                                self.n,
+                            ),
+                            teacher_violation_rate: estimated(s.invariance_sums(self, k))
+                                .unwrap_or(0.0),
+                        },
+                        None => ViolationRates {
+                            student_violation_rate: rate(t.first(), self.n),
+                            teacher_violation_rate: rate(t.second(), self.n),
+                        },
                     };
                     (k.clone(), rates)
                 })
@@ -512,14 +565,21 @@ impl ClassifyCounts {
 
     /// Checks that the counts are consistent: every table counts `n` texts and every corruption
     /// agrees with the clean counts.
+    ///
+    /// With a teacher sample the stage tables count the sampled texts (`counts.sample.labelled`)
+    /// and the clean agreement of those is not kept, so only its bound is checked.
     pub fn validate(&self) -> Result<(), Error> {
-        let n = self.n;
-        check(self.clean.agree <= n, "counts.clean.agree", "exceeds n")?;
+        let full = self.n;
+        check(self.clean.agree <= full, "counts.clean.agree", "exceeds n")?;
+        if let Some(s) = &self.sample {
+            s.validate(self)?;
+        }
+        let n = self.sample.as_ref().map_or(full, |s| s.labelled);
         for (name, c) in &self.corruptions {
             let at = format!("counts.corruptions.{name}.agree");
             check_n(&at, c.agree.n(), n)?;
             check(
-                c.agree.table().first() == self.clean.agree,
+                self.sample.is_some() || c.agree.table().first() == self.clean.agree,
                 &at,
                 "both + clean_only must equal counts.clean.agree",
             )?;
@@ -532,7 +592,7 @@ impl ClassifyCounts {
             )?;
         }
         if let Some(a) = &self.abstention {
-            check_abstention(a, n, self.clean.agree)?;
+            check_abstention(a, full, self.clean.agree)?;
         }
         Ok(())
     }
@@ -617,6 +677,11 @@ impl ExtractCounts {
     pub fn validate(&self) -> Result<(), Error> {
         let n = self.n;
         let c = &self.clean;
+        check(
+            self.sample.is_none(),
+            "counts.sample",
+            "an extractor profile has no teacher sample",
+        )?;
         for (what, v) in [
             ("exact", c.exact),
             ("student_valid", c.student_valid),

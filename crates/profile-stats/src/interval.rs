@@ -68,10 +68,14 @@ pub enum Method {
     /// Newcombe's hybrid score interval for a difference of paired proportions (Newcombe 1998,
     /// Stat Med 17:2635-2650, method 10).
     NewcombeHybridScore,
+    /// A prediction-powered estimate (power-tuned PPI++) of a figure whose teacher answers were
+    /// sampled ([`crate::PPI_DESCRIPTION`]). Not in [`Method::ALL`]: only sampled reports name
+    /// it, and only their glossary lists it.
+    PpiPowerTuned,
 }
 
 impl Method {
-    /// Every method, for the report's glossary.
+    /// Every method a full profile's report names, for its glossary.
     pub const ALL: [Method; 3] = [
         Method::Wilson,
         Method::DeltaMethodRatio,
@@ -84,6 +88,7 @@ impl Method {
             Method::Wilson => "wilson",
             Method::DeltaMethodRatio => "delta_method_ratio",
             Method::NewcombeHybridScore => "newcombe_hybrid_score",
+            Method::PpiPowerTuned => crate::sample::PPI_METHOD,
         }
     }
 
@@ -105,6 +110,7 @@ impl Method {
                  marginals combined with the continuity-corrected phi); n = 0 gives estimate \
                  null and the interval [-1, 1]"
             }
+            Method::PpiPowerTuned => crate::sample::PPI_DESCRIPTION,
         }
     }
 }

@@ -67,6 +67,7 @@
 pub mod analysis;
 mod binomial;
 mod compare;
+#[macro_use]
 mod counts;
 mod curve;
 mod error;
@@ -76,6 +77,7 @@ mod normal;
 mod paired;
 mod ppi;
 mod report;
+mod sample;
 
 pub use compare::{
     COMPARISON_FORMAT, Comparison, Pair, PairAgreement, PairChanges, PairCounts, StudentOutcomes,
@@ -97,4 +99,8 @@ pub use ppi::{PpiEstimate, PpiSums, Tuning};
 pub use report::{
     CorruptionInfo, Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Settings,
     SuiteDescriptor, Task,
+};
+pub use sample::{
+    ClassifySample, ObservedVsSurrogate, PPI_DESCRIPTION, PPI_METHOD, SampleDesign,
+    SampledCorruption, SampledInvariance, estimate_rate,
 };

@@ -296,7 +296,16 @@ impl ProfileReport {
         if let Value::Object(figures) = figures {
             out.extend(figures);
         }
-        out.insert("methods".into(), methods());
+        let mut glossary = methods();
+        if let (Counts::Classify(c), Value::Object(g)) = (&self.counts, &mut glossary)
+            && c.sample.is_some()
+        {
+            g.insert(
+                Method::PpiPowerTuned.name().into(),
+                Method::PpiPowerTuned.description().into(),
+            );
+        }
+        out.insert("methods".into(), glossary);
         Value::Object(out)
     }
 

@@ -106,6 +106,13 @@ pub struct PredictionCache<'m, K: Keep = KeepAnswers> {
     keep: K,
     /// The answers of the seeded texts (ids `0..seeded.len()`), kept again after a reset.
     seeded: Vec<(SharedLabel, SharedLabel)>,
+    /// When the teacher answers only a sample of the transformed texts: per position of the
+    /// chunk's clean stage, whether it is in the sample ([`PredictionCache::sample_teacher`]).
+    sampled: Option<Vec<bool>>,
+    /// Per text id, whether the teacher answered it (only kept while sampling).
+    teacher_asked: Vec<bool>,
+    /// Distinct transformed texts the teacher was not asked about, over every chunk so far.
+    teacher_skipped: u64,
 }
 
 impl<'m> PredictionCache<'m, KeepAnswers> {
@@ -131,6 +138,9 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
             teacher_out: Vec::new(),
             keep,
             seeded: Vec::new(),
+            sampled: None,
+            teacher_asked: Vec::new(),
+            teacher_skipped: 0,
         }
     }
 
@@ -166,9 +176,46 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
         &self.student_out[id as usize]
     }
 
-    /// The teacher's answer for a text id.
+    /// The teacher's answer for a text id. While the teacher answers a sample only
+    /// ([`PredictionCache::sample_teacher`]), a text it was not asked about holds the student's
+    /// answer as a placeholder: check [`PredictionCache::teacher_answered`] first.
     pub fn teacher(&self, id: u32) -> &K::Kept {
         &self.teacher_out[id as usize]
+    }
+
+    /// Whether the teacher answered a text id (always, unless it answers a sample only).
+    pub fn teacher_answered(&self, id: u32) -> bool {
+        self.sampled.is_none()
+            || self
+                .teacher_asked
+                .get(id as usize)
+                .copied()
+                .unwrap_or(false)
+    }
+
+    /// From here until [`PredictionCache::reset`], the teacher answers the transformed texts of
+    /// the clean positions marked `true` only (`sampled[j]` for position `j` of the clean stage
+    /// every transformed stage is derived from); every text interned so far (the clean texts,
+    /// the probes) was answered. The student answers everything.
+    pub fn sample_teacher(&mut self, sampled: Vec<bool>) {
+        self.teacher_asked = vec![true; self.texts.len()];
+        self.sampled = Some(sampled);
+    }
+
+    /// Whether the clean position `j` is in the teacher's sample (`true` when not sampling).
+    pub fn teacher_sampled(&self, j: usize) -> bool {
+        self.sampled
+            .as_ref()
+            .is_none_or(|s| s.get(j).copied().unwrap_or(false))
+    }
+
+    /// Distinct transformed texts the teacher was not asked about because their clean text was
+    /// not in its sample, over every chunk so far: the teacher calls the sample saved.
+    pub fn teacher_skipped(&self) -> u64 {
+        self.teacher_skipped
+            + self.sampled.as_ref().map_or(0, |_| {
+                self.teacher_asked.iter().filter(|&&a| !a).count() as u64
+            })
     }
 
     /// The answer of `side` for a text id.
@@ -227,6 +274,9 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
     /// Forgets every text but the seeded ones (and what was kept of their answers), keeping
     /// the allocations for the next chunk. The seeded texts' answers are kept again.
     pub fn reset(&mut self) {
+        self.teacher_skipped = self.teacher_skipped();
+        self.sampled = None;
+        self.teacher_asked.clear();
         let seeded = self.seeded.len();
         self.texts.truncate(seeded);
         self.texts.shrink();
@@ -308,8 +358,54 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
             }
             ids.push(mapped[slot]);
         }
-        self.predict_new(stage, first_new, None)?;
+        if self.sampled.is_some() {
+            self.predict_sampled(stage, first_new, &ids)?;
+        } else {
+            self.predict_new(stage, first_new, None)?;
+        }
         Ok(StageIds(ids))
+    }
+
+    /// Predicts a transformed stage's new texts with the student, and with the teacher those of
+    /// the sampled clean positions it has not answered yet (a text reached from a sampled and an
+    /// unsampled position is answered; the unsampled position does not use it).
+    fn predict_sampled(
+        &mut self,
+        stage: &Stage,
+        first_new: usize,
+        ids: &[u32],
+    ) -> Result<(), Error> {
+        let end = self.texts.len();
+        if first_new < end {
+            let batch: Vec<&str> = (first_new..end)
+                .map(|id| self.texts.get(id as u32))
+                .collect();
+            let student = call(self.student, Side::Student, stage, &batch)?;
+            drop(batch);
+            let keep = &mut self.keep;
+            let placeholders: Vec<K::Kept> = student.into_iter().map(|s| keep.keep(s)).collect();
+            self.student_out.extend(placeholders.iter().cloned());
+            // The student's answers hold the teacher's places until (unless) it is asked.
+            self.teacher_out.extend(placeholders);
+            self.teacher_asked.resize(end, false);
+        }
+        let mut wanted: Vec<u32> = Vec::new();
+        for (j, &id) in ids.iter().enumerate() {
+            if self.teacher_sampled(j) && !self.teacher_asked[id as usize] {
+                self.teacher_asked[id as usize] = true;
+                wanted.push(id);
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let batch: Vec<&str> = wanted.iter().map(|&id| self.texts.get(id)).collect();
+        let teacher = call(self.teacher, Side::Teacher, stage, &batch)?;
+        drop(batch);
+        for (id, answer) in wanted.into_iter().zip(teacher) {
+            self.teacher_out[id as usize] = self.keep.keep(answer);
+        }
+        Ok(())
     }
 
     fn predict_new(
@@ -338,6 +434,9 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
             .extend(student.into_iter().map(|s| keep.keep(s)));
         self.teacher_out
             .extend(teacher.into_iter().map(|t| keep.keep(t)));
+        if self.sampled.is_some() {
+            self.teacher_asked.resize(end, true);
+        }
         Ok(())
     }
 

@@ -2,6 +2,7 @@
 
 use crate::cache::{Keep, PredictionCache, StageIds};
 use crate::outcome::Outcomes;
+use crate::sample::TeacherSample;
 use crate::seen::Fingerprints;
 use crate::transform::TextHash;
 use crate::{Error, Model, SharedLabel, Side, Stage};
@@ -46,6 +47,8 @@ pub struct ProfileRun<'m, K: Keep> {
     decides: Option<[bool; 2]>,
     /// Texts added so far (the position of the next one).
     added: usize,
+    /// When the teacher answers the transformed texts of a sample only.
+    sample: Option<TeacherSample>,
 }
 
 /// A profile's work on one chunk: run the fresh clean texts (`clean`, whose positions among
@@ -108,6 +111,7 @@ impl<'m, K: Keep> ProfileRun<'m, K> {
             chunk_size: DEFAULT_CHUNK_SIZE,
             decides: None,
             added: 0,
+            sample: None,
         })
     }
 
@@ -116,6 +120,26 @@ impl<'m, K: Keep> ProfileRun<'m, K> {
     pub fn with_chunk_size(mut self, chunk_size: usize) -> ProfileRun<'m, K> {
         self.chunk_size = chunk_size.max(1);
         self
+    }
+
+    /// The run with the teacher answering the transformed texts of a sample of the texts only
+    /// (the clean texts always): [`PredictionCache::teacher_sampled`] tells the profile which
+    /// clean positions of a chunk are in it, [`PredictionCache::teacher_answered`] which texts
+    /// the teacher answered. Membership is per text, by content ([`TeacherSample`]).
+    pub fn with_teacher_sample(mut self, sample: Option<TeacherSample>) -> ProfileRun<'m, K> {
+        self.sample = sample;
+        self
+    }
+
+    /// The teacher's sampling design, when it answers a sample only.
+    pub fn teacher_sample(&self) -> Option<TeacherSample> {
+        self.sample
+    }
+
+    /// Distinct transformed texts the teacher was not asked about so far (the calls the sample
+    /// saved, counted per chunk as the engine would have sent them).
+    pub fn teacher_skipped(&self) -> u64 {
+        self.cache.teacher_skipped()
     }
 
     /// The chunk size.
@@ -178,6 +202,10 @@ impl<'m, K: Keep> ProfileRun<'m, K> {
             let hashes: Vec<TextHash> = fresh.iter().map(|f| f.2).collect();
             let positions: Vec<usize> = fresh.iter().map(|f| self.added + f.0).collect();
             let clean = self.cache.stage_hashed(&Stage::Clean, &texts, &hashes)?;
+            if let Some(sample) = &self.sample {
+                self.cache
+                    .sample_teacher(hashes.iter().map(|h| sample.includes(h)).collect());
+            }
             let mut writer = OutcomeWriter::default();
             profile(&mut self.cache, &clean, &positions, &mut writer)?;
             let escalations = self.cache.escalations(&clean)?;

@@ -128,6 +128,9 @@ pub enum Error {
         /// Which model.
         side: Side,
     },
+    /// A teacher sampling design that cannot be used (a fraction outside `(0, 1]`, no budget).
+    #[error("{0}")]
+    TeacherSample(String),
 }
 
 /// "transform `NAME`: " before a parameter error, or nothing when the entry has no known

@@ -47,6 +47,7 @@ mod mixle_rng;
 mod model;
 mod outcome;
 mod protocol;
+mod sample;
 mod seen;
 mod spec;
 mod suite;
@@ -68,6 +69,7 @@ pub use profile_types::Label;
 pub use protocol::{
     AnswerKind, LineAnswer, check_output, decision_of, parse_answer_line, parse_batch_answer,
 };
+pub use sample::TeacherSample;
 pub use spec::{
     BUILT_IN_TRANSFORMS, BuiltIns, NamedTransform, ResolveError, Resolved, Resolver, SuiteSpec,
     TransformSpec,

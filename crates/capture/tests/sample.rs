@@ -1,0 +1,163 @@
+//! Profiles whose teacher answers a sample of the transformed texts: the same report for every
+//! chunk size, split into shards and threads; the teacher never sees an unsampled text's
+//! corrupted or rewritten versions; a sample of every text estimates exactly the full profile.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use capture::{CaptureRun, ProfileReport};
+use proptest::prelude::*;
+use suite_core::{PerItemFn, TeacherSample};
+
+mod common;
+
+use common::{WORDS, student, suite, teacher, text};
+
+fn sampled_report(texts: &[String], chunk: usize, fraction: f64) -> ProfileReport {
+    let s = PerItemFn::new(student);
+    let t = PerItemFn::new(teacher);
+    let suite = suite();
+    let mut run = CaptureRun::new(&s, &t, &suite)
+        .unwrap()
+        .with_chunk_size(chunk)
+        .with_teacher_sample(Some(TeacherSample::new(fraction, 3).unwrap()));
+    run.add(texts).unwrap();
+    run.report().unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn a_sampled_report_is_the_same_for_every_chunk_size_shard_and_thread(
+        texts in prop::collection::vec(text(), 0..40),
+        shards in 1usize..5,
+        fraction in prop::sample::select(vec![0.1, 0.3, 0.5, 1.0]),
+    ) {
+        let n = texts.len().max(1);
+        let whole = sampled_report(&texts, n, fraction);
+        for chunk in [1, 7] {
+            prop_assert_eq!(&sampled_report(&texts, chunk, fraction), &whole, "chunk {}", chunk);
+        }
+        // Shards, each profiled on its own thread, merge into the single run's report.
+        let size = texts.len().div_ceil(shards).max(1);
+        let parts: Vec<ProfileReport> = std::thread::scope(|scope| {
+            let handles: Vec<_> = texts
+                .chunks(size)
+                .map(|part| scope.spawn(move || sampled_report(part, 3, fraction)))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut merged = sampled_report(&[], 1, fraction);
+        for part in &parts {
+            merged = merged.merge(part).unwrap();
+        }
+        prop_assert_eq!(&merged, &whole);
+        prop_assert_eq!(merged.to_json(), whole.to_json());
+    }
+}
+
+#[test]
+fn the_teacher_never_sees_an_unsampled_texts_transformed_versions() {
+    let texts: Vec<String> = (0..300).map(|i| format!("good text number {i}")).collect();
+    let sample = TeacherSample::new(0.1, 9).unwrap();
+    let sampled: HashSet<&str> = texts
+        .iter()
+        .filter(|t| sample.includes(&suite_core::TextHash::of(t)))
+        .map(String::as_str)
+        .collect();
+    assert!((10..60).contains(&sampled.len()), "{}", sampled.len());
+    let asked = Mutex::new(Vec::<String>::new());
+    let s = PerItemFn::new(student);
+    let t = PerItemFn::new(|x: &str| {
+        asked.lock().unwrap().push(x.to_owned());
+        teacher(x)
+    });
+    let suite = suite();
+    let mut run = CaptureRun::new(&s, &t, &suite)
+        .unwrap()
+        .with_chunk_size(64)
+        .with_teacher_sample(Some(sample));
+    run.add(&texts).unwrap();
+    let saved = run.teacher_calls_saved();
+    let report = run.report().unwrap();
+    let asked = asked.into_inner().unwrap();
+    // The probe, every clean text, and the transformed versions of the sampled ones only.
+    let expected_transformed = asked.len() - 1 - texts.len();
+    let stages = 5;
+    assert!(expected_transformed <= stages * sampled.len());
+    assert_eq!(saved as usize + expected_transformed, {
+        // The full profile's teacher calls on transformed texts.
+        let asked_all = Mutex::new(0usize);
+        let t = PerItemFn::new(|x: &str| {
+            *asked_all.lock().unwrap() += 1;
+            teacher(x)
+        });
+        let mut full = CaptureRun::new(&s, &t, &suite).unwrap().with_chunk_size(64);
+        full.add(&texts).unwrap();
+        let all = *asked_all.lock().unwrap();
+        all - 1 - texts.len()
+    });
+    let json = report.to_json();
+    assert_eq!(json["counts"]["sample"]["labelled"], sampled.len());
+    assert_eq!(
+        json["corruptions"]["typo_40"]["agreement"]["method"],
+        "ppi_power_tuned"
+    );
+    assert_eq!(
+        json["corruptions"]["typo_40"]["estimated"]["teacher_answers"],
+        sampled.len()
+    );
+    assert_eq!(json["clean"]["agreement"]["method"], "wilson");
+    assert!(json["methods"]["ppi_power_tuned"].is_string());
+    // The report reads back and merges.
+    let back = ProfileReport::from_json(&json).unwrap();
+    assert_eq!(back, report);
+}
+
+#[test]
+fn a_sample_of_every_text_estimates_the_full_profile_exactly() {
+    let texts: Vec<String> = (0..120)
+        .map(|i| format!("{} food {i}", WORDS[i % WORDS.len()]))
+        .collect();
+    let s = PerItemFn::new(student);
+    let t = PerItemFn::new(teacher);
+    let suite = suite();
+    let mut full = CaptureRun::new(&s, &t, &suite).unwrap();
+    full.add(&texts).unwrap();
+    let full = full.profile().unwrap();
+    let sampled = sampled_report(&texts, 50, 1.0).capture_profile().unwrap();
+    assert_eq!(sampled.clean_agreement, full.clean_agreement);
+    for (name, rate) in &full.corruptions {
+        assert!((sampled.corruptions[name] - rate).abs() < 1e-12, "{name}");
+    }
+    for (name, rates) in &full.invariances {
+        let got = &sampled.invariances[name];
+        assert_eq!(got.student_violation_rate, rates.student_violation_rate);
+        assert!((got.teacher_violation_rate - rates.teacher_violation_rate).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn sampled_and_full_reports_do_not_merge() {
+    let texts = vec!["good food".to_owned()];
+    let s = PerItemFn::new(student);
+    let t = PerItemFn::new(teacher);
+    let suite = suite();
+    let mut full = CaptureRun::new(&s, &t, &suite).unwrap();
+    full.add(&texts).unwrap();
+    let full = full.report().unwrap();
+    let err = full.merge(&sampled_report(&texts, 1, 0.5)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot merge: the teacher designs differ (the full profile vs a teacher sample)"
+    );
+    let err = sampled_report(&texts, 1, 0.5)
+        .merge(&sampled_report(&texts, 1, 0.25))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot merge: the teacher samples differ (fraction 0.5, seed 3 vs fraction 0.25, seed 3)"
+    );
+}
