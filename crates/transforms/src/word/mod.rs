@@ -28,6 +28,8 @@ pub mod numbers;
 pub mod random_word;
 #[cfg(feature = "typo-tasks")]
 pub mod typo_task;
+#[cfg(feature = "tables")]
+pub mod wordnet;
 
 #[cfg(feature = "tables")]
 pub mod entities;
@@ -52,6 +54,8 @@ pub(crate) fn descriptors() -> Vec<&'static Descriptor> {
         out.extend(lexicon::HOMOPHONE);
     }
     out.extend(numbers::DESCRIPTORS);
+    #[cfg(feature = "tables")]
+    out.extend(wordnet::DESCRIPTORS);
     #[cfg(feature = "tables")]
     {
         out.extend(entities::DESCRIPTORS);
