@@ -4,13 +4,16 @@
 //! * `bless-goldens`: accept the current output of every insta snapshot golden.
 //! * `golden-selftest`: perturb one stored snapshot and prove `check-goldens` catches it.
 //! * `test`: the README's test command: `cargo test --workspace`, then the Python package's tests
-//!   (a release wheel built by maturin, installed into `target/py/venv`, pytest; see `python.rs`).
+//!   (a portable release wheel built by maturin with the Zig linker, installed into `target/py/venv`, pytest; see `python.rs`).
 //! * `readme-snippets`: every Rust block of a README is a doc test using only its crate.
 //! * `package-check`: `cargo publish --dry-run` of every publishable package in dependency order,
 //!   then the packaged file lists: no test fixture (upstream goldens are GPL-derived), a README
 //!   and both licence files in each; prints each `.crate`'s size.
 //! * `fuzz-smoke`: 15 s of every fuzz target (`fuzz/`, cargo-fuzz on nightly), from the
 //!   committed seeds; skipped with a printed line when nightly or cargo-fuzz is missing.
+//! * `dist`: the portable artefacts in `target/dist/` (manylinux2014 abi3 wheel checked by
+//!   auditwheel, sdist installed into a clean venv, glibc-2.17 `capkit` binary, `SHA256SUMS`;
+//!   see `dist.rs`).
 //! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, capkit-chat with `tls` against a local https server, tests, docs, goldens, the
 //!   golden self-test, cargo deny).
 //!
@@ -23,9 +26,10 @@ use std::process::{Command, ExitCode, Stdio};
 
 use anyhow::{Context, Result, bail};
 
+mod dist;
 mod python;
 
-const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | readme-snippets | package-check | fuzz-smoke | ci>";
+const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | readme-snippets | package-check | fuzz-smoke | dist | ci>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -49,6 +53,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("readme-snippets") => readme_snippets(),
         Some("package-check") => package_check(),
         Some("fuzz-smoke") => fuzz_smoke(),
+        Some("dist") => dist::dist(),
         Some("ci") => ci(),
         _ => bail!("{USAGE}"),
     }
@@ -697,6 +702,8 @@ fn ci() -> Result<()> {
     readme_snippets()?;
     // The README's test command.
     test()?;
+    // The portable release artefacts build and pass their checks on this machine.
+    dist::dist()?;
     // Docs build without broken or private intra-doc links.
     println!("xtask ci: docs: cargo doc --workspace --no-deps (RUSTDOCFLAGS=-D warnings)");
     let status = Command::new(cargo())

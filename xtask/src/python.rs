@@ -15,7 +15,7 @@ const REQUIREMENTS: &str = "crates/capkit-py/requirements-test.txt";
 const VENV: &str = "target/py/venv";
 const WHEELS: &str = "target/py/wheels";
 
-fn run(cmd: &mut Command) -> Result<()> {
+pub(crate) fn run(cmd: &mut Command) -> Result<()> {
     let shown = format!("{cmd:?}");
     println!("xtask: {shown}");
     let status = cmd.status().with_context(|| format!("starting {shown}"))?;
@@ -25,7 +25,7 @@ fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
-fn interpreter() -> String {
+pub(crate) fn interpreter() -> String {
     if let Ok(p) = std::env::var("CAPKIT_PYTHON") {
         return p;
     }
@@ -44,7 +44,7 @@ fn interpreter() -> String {
 }
 
 /// The test environment, created (or re-created) when missing or when the pins changed.
-fn venv() -> Result<PathBuf> {
+pub(crate) fn venv() -> Result<PathBuf> {
     let venv = PathBuf::from(VENV);
     let python = venv.join("bin/python");
     let stamp = venv.join("capkit-requirements.txt");
@@ -86,25 +86,71 @@ fn the_wheel(dir: &Path) -> Result<PathBuf> {
     Ok(wheels.remove(0))
 }
 
-/// Builds the release wheel, installs it into the test venv, runs pytest.
-pub fn python_tests() -> Result<()> {
-    let python = venv()?;
-    let bin = python.parent().context("venv layout")?;
-    if Path::new(WHEELS).exists() {
-        std::fs::remove_dir_all(WHEELS).with_context(|| format!("removing {WHEELS}"))?;
+/// `PATH` with the test venv's `bin/` first: maturin and cargo-zigbuild find Zig as
+/// `python -m ziglang` (PyPI `ziglang`, pinned in the requirements) through it.
+pub(crate) fn venv_path() -> Result<std::ffi::OsString> {
+    let bin = std::fs::canonicalize(VENV)
+        .with_context(|| format!("{VENV} is missing"))?
+        .join("bin");
+    let mut dirs = vec![bin];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
     }
+    std::env::join_paths(dirs).context("joining PATH")
+}
+
+/// The platform tag every Linux wheel we build must have: manylinux2014 (glibc 2.17).
+const MANYLINUX: &str = "manylinux_2_17_x86_64";
+
+/// Builds the release wheel into `out` with the Zig linker against glibc 2.17 (`--compatibility
+/// manylinux2014`), and has `auditwheel show` confirm its tag. Returns the wheel's path.
+pub(crate) fn portable_wheel(python: &Path, out: &Path) -> Result<PathBuf> {
+    let bin = python.parent().context("venv layout")?;
     run(Command::new(bin.join("maturin"))
         .args([
             "build",
             "--release",
+            "--locked",
             "--quiet",
+            "--zig",
+            "--compatibility",
+            "manylinux2014",
             "--manifest-path",
             "crates/capkit-py/Cargo.toml",
             "--interpreter",
         ])
-        .arg(&python)
-        .args(["--out", WHEELS]))?;
-    let wheel = std::fs::canonicalize(the_wheel(Path::new(WHEELS))?)?;
+        .arg(python)
+        .arg("--out")
+        .arg(out)
+        .env("PATH", venv_path()?))?;
+    let wheel = std::fs::canonicalize(the_wheel(out)?)?;
+    let shown = Command::new(bin.join("auditwheel"))
+        .arg("show")
+        .arg(&wheel)
+        .output()
+        .context("starting auditwheel")?;
+    let text = String::from_utf8_lossy(&shown.stdout);
+    // auditwheel wraps its report at 72 columns: join the lines before looking for the tag.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let wanted = format!("consistent with the following platform tag: \"{MANYLINUX}\"");
+    if !shown.status.success() || !flat.contains(&wanted) {
+        bail!(
+            "auditwheel does not accept {} as {MANYLINUX}:\n{text}{}",
+            wheel.display(),
+            String::from_utf8_lossy(&shown.stderr)
+        );
+    }
+    println!("xtask: auditwheel: {} is {MANYLINUX}", wheel.display());
+    Ok(wheel)
+}
+
+/// Builds the portable release wheel, installs it into the test venv, runs pytest.
+pub fn python_tests() -> Result<()> {
+    let python = venv()?;
+    if Path::new(WHEELS).exists() {
+        std::fs::remove_dir_all(WHEELS).with_context(|| format!("removing {WHEELS}"))?;
+    }
+    let wheel = portable_wheel(&python, Path::new(WHEELS))?;
     run(Command::new(&python)
         .args([
             "-m",
