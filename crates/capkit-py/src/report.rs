@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use profile_stats::{Comparison, ProfileReport, Settings};
-use suite_core::{CapabilitySuite, Model};
+use suite_core::{CapabilitySuite, Model, TeacherSample};
 
 use crate::adapters::{model_of, spec_of};
 use crate::convert::{LabelMode, strs_of, texts_of, to_py, to_value, type_name};
@@ -22,6 +22,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare_students, m)?)?;
     Ok(())
 }
+
+/// Why an extractor profile refuses a teacher sample (the CLI says the same).
+const EXTRACT_SAMPLING: &str = "an extract profile cannot sample its teacher: its figures under \
+     corruption and rewriting are ratios of field counts (micro F1) whose prediction-powered \
+     interval needs the M-estimator form of PPI, not implemented; profile extract in full";
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -61,12 +66,38 @@ fn finish<'py>(
     to_py(py, &report.to_json())
 }
 
+/// The teacher's sampling design of `teacher_sample` (a fraction) or `teacher_budget` (calls on
+/// transformed texts, split over the stages of `texts` texts), or `None`: the full profile.
+fn teacher_design(
+    (sample, budget, seed): (Option<f64>, Option<u64>, u64),
+    suite: &CapabilitySuite,
+    texts: usize,
+) -> PyResult<Option<TeacherSample>> {
+    let design = match (sample, budget) {
+        (None, None) => return Ok(None),
+        (Some(_), Some(_)) => {
+            return Err(PyValueError::new_err(
+                "give teacher_sample or teacher_budget, not both",
+            ));
+        }
+        (Some(f), None) => TeacherSample::new(f, seed),
+        (None, Some(b)) => {
+            let stages = suite.corruptions().count() + suite.invariances().count();
+            TeacherSample::for_budget(b, stages, texts as u64, seed)
+        }
+    };
+    design.map(Some).map_err(value_error)
+}
+
 /// `capture_profile_report(student, teacher, texts, suite, *, student_name=None,
-/// teacher_name=None, level=0.95, break_even=0.9) -> dict`: the counts behind
-/// `capture_profile`, with every figure derived from them (``report["profile"]`` is exactly
-/// `capture_profile`'s result, probe predictions as ``str()`` forms).
+/// teacher_name=None, level=0.95, break_even=0.9, teacher_sample=None, teacher_budget=None,
+/// teacher_seed=0) -> dict`: the counts behind `capture_profile`, with every figure derived
+/// from them (``report["profile"]`` is exactly `capture_profile`'s result, probe predictions as
+/// ``str()`` forms). With `teacher_sample` (a fraction) or `teacher_budget` (teacher calls on
+/// transformed texts), the teacher answers the corrupted and rewritten versions of a seeded
+/// sample of the texts only, and the figures needing them are prediction-powered estimates.
 #[pyfunction]
-#[pyo3(signature = (student, teacher, texts, suite, *, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9))]
+#[pyo3(signature = (student, teacher, texts, suite, *, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9, teacher_sample = None, teacher_budget = None, teacher_seed = 0))]
 #[allow(clippy::too_many_arguments)]
 fn capture_profile_report<'py>(
     py: Python<'py>,
@@ -78,14 +109,23 @@ fn capture_profile_report<'py>(
     teacher_name: Option<String>,
     level: f64,
     break_even: f64,
+    teacher_sample: Option<f64>,
+    teacher_budget: Option<u64>,
+    teacher_seed: u64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
     let rust = report_suite(suite, &texts, true)?;
+    let options = (teacher_sample, teacher_budget, teacher_seed);
+    let design = teacher_design(options, &rust, texts.len())?;
     let batches = SharedBatch::default();
     let s = model_of(student, LabelMode::StrForm, &batches)?;
     let t = model_of(teacher, LabelMode::StrForm, &batches)?;
     let report = py
-        .detach(|| capture::capture_profile_report(&s, &t, &texts, &rust))
+        .detach(|| {
+            let mut run = capture::CaptureRun::new(&s, &t, &rust)?.with_teacher_sample(design);
+            run.add(&texts)?;
+            run.report()
+        })
         .map_err(|e| capture_error(py, e))?;
     // An adapter model is named by its spec, as `capkit profile --report` names it.
     let names = (
@@ -151,12 +191,15 @@ fn merge_reports<'py>(py: Python<'py>, reports: &Bound<'py, PyAny>) -> PyResult<
     to_py(py, &merged.to_json())
 }
 
-/// `compare_students(teacher, students, texts, suite, *, fields=None) -> dict`: several
-/// students (a `dict` name -> model) against one teacher on one suite, the teacher's answers
-/// computed once; each student's report and, for every pair, paired McNemar tests and
-/// Newcombe intervals of the differences. With `fields`, the students are extractors.
+/// `compare_students(teacher, students, texts, suite, *, fields=None, teacher_sample=None,
+/// teacher_budget=None, teacher_seed=0) -> dict`: several students (a `dict` name -> model)
+/// against one teacher on one suite, the teacher's answers computed once; each student's report
+/// and, for every pair, paired McNemar tests and Newcombe intervals of the differences. With
+/// `fields`, the students are extractors. `teacher_sample` / `teacher_budget` as for
+/// `capture_profile_report` (classifiers only).
 #[pyfunction]
-#[pyo3(signature = (teacher, students, texts, suite, *, fields = None))]
+#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0))]
+#[allow(clippy::too_many_arguments)]
 fn compare_students<'py>(
     py: Python<'py>,
     teacher: &Bound<'py, PyAny>,
@@ -164,15 +207,23 @@ fn compare_students<'py>(
     texts: &Bound<'py, PyAny>,
     suite: &Bound<'py, PyAny>,
     fields: Option<&Bound<'py, PyAny>>,
+    teacher_sample: Option<f64>,
+    teacher_budget: Option<u64>,
+    teacher_seed: u64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
     let fields = fields.map(|f| strs_of(f, "fields")).transpose()?;
+    if fields.is_some() && (teacher_sample.is_some() || teacher_budget.is_some()) {
+        return Err(PyValueError::new_err(EXTRACT_SAMPLING));
+    }
     let mode = if fields.is_some() {
         LabelMode::Value
     } else {
         LabelMode::StrForm
     };
     let rust = report_suite(suite, &texts, fields.is_none())?;
+    let options = (teacher_sample, teacher_budget, teacher_seed);
+    let design = teacher_design(options, &rust, texts.len())?;
     let batches = SharedBatch::default();
     let t = model_of(teacher, mode, &batches)?;
     let mut models = Vec::with_capacity(students.len());
@@ -193,7 +244,7 @@ fn compare_students<'py>(
     };
     let comparison: Comparison = match &fields {
         None => py
-            .detach(|| capture::compare_students(&t, &named(), &texts, &rust))
+            .detach(|| capture::compare_students_sampled(&t, &named(), [&texts[..]], &rust, design))
             .map_err(|e| capture_error(py, e))?,
         Some(fields) => py
             .detach(|| extractive::compare_students(&t, &named(), &texts, &rust, fields))

@@ -141,7 +141,61 @@ struct CommonArgs {
     #[arg(long, value_name = "T", default_value_t = 0.9, requires = "report")]
     break_even: f64,
     #[command(flatten)]
+    sample: SampleArgs,
+    #[command(flatten)]
     run: RunArgs,
+}
+
+/// Asking the teacher about a sample of the transformed texts only (classify).
+#[derive(Debug, clap::Args)]
+pub(crate) struct SampleArgs {
+    /// Ask the teacher about the corrupted and rewritten versions of this fraction of the texts
+    /// only (a seeded uniform sample, chosen per text by its content; the clean texts always
+    /// reach it): the figures that need those answers become prediction-powered (PPI++)
+    /// estimates with intervals in the report. Classify only.
+    #[arg(long, value_name = "FRACTION", conflicts_with = "teacher_budget")]
+    teacher_sample: Option<f64>,
+    /// The same with a budget of teacher calls on transformed texts: the fraction is
+    /// BUDGET / (stages x texts), at most 1 (deduplication only lowers the calls).
+    #[arg(long, value_name = "CALLS")]
+    teacher_budget: Option<u64>,
+    /// The seed of the teacher's sample.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    teacher_seed: u64,
+}
+
+impl SampleArgs {
+    /// The design asked for, if any: refused for extract (see the error), and a fraction out of
+    /// (0, 1] or a zero budget is an error naming the flag.
+    pub(crate) fn design(
+        &self,
+        task: Task,
+        suite: &suite_core::CapabilitySuite,
+        texts: u64,
+    ) -> anyhow::Result<Option<suite_core::TeacherSample>> {
+        let flag = match (self.teacher_sample, self.teacher_budget) {
+            (None, None) => return Ok(None),
+            (Some(_), _) => "--teacher-sample",
+            (None, Some(_)) => "--teacher-budget",
+        };
+        if task == Task::Extract {
+            bail!(
+                "{flag}: an extract profile cannot sample its teacher: its figures under \
+                 corruption and rewriting are ratios of field counts (micro F1) whose \
+                 prediction-powered interval needs the M-estimator form of PPI, not implemented; \
+                 profile extract in full"
+            );
+        }
+        let stages = suite.corruptions().count() + suite.invariances().count();
+        let sample = match (self.teacher_sample, self.teacher_budget) {
+            (Some(f), _) => suite_core::TeacherSample::new(f, self.teacher_seed),
+            (None, Some(b)) => {
+                suite_core::TeacherSample::for_budget(b, stages, texts, self.teacher_seed)
+            }
+            (None, None) => return Ok(None),
+        };
+        Ok(Some(sample.map_err(|e| anyhow::anyhow!("{flag}: {e}"))?))
+    }
 }
 
 /// How models are reached: cache, batching, timeouts, the OpenAI-compatible API.
@@ -407,6 +461,7 @@ fn profile_report(
     task: Task,
     fields: &[String],
     chunk_size: usize,
+    sample: Option<suite_core::TeacherSample>,
 ) -> anyhow::Result<(
     profile_stats::ProfileReport,
     Option<extractive::FieldBreakdown>,
@@ -418,11 +473,17 @@ fn profile_report(
         Task::Classify => {
             let mut run = capture::CaptureRun::new(student, teacher, suite)
                 .map_err(|e| flat(&e))?
-                .with_chunk_size(chunk_size);
+                .with_chunk_size(chunk_size)
+                .with_teacher_sample(sample);
             for chunk in inputs.chunks(chunk_size)? {
                 run.add(&chunk?).map_err(|e| flat(&e))?;
             }
-            (run.report().map_err(|e| flat(&e))?, None)
+            let saved = run.teacher_calls_saved();
+            let report = run.report().map_err(|e| flat(&e))?;
+            if let Some(sample) = sample {
+                print_saved(&report, sample, saved);
+            }
+            (report, None)
         }
         Task::Extract => {
             let mut run = extractive::ExtractRun::new(student, teacher, suite, fields)
@@ -436,6 +497,24 @@ fn profile_report(
             (report, Some(breakdown))
         }
     })
+}
+
+/// The line a sampled profile ends with, on stderr: the teacher calls the sample saved.
+fn print_saved(
+    report: &profile_stats::ProfileReport,
+    sample: suite_core::TeacherSample,
+    saved: u64,
+) {
+    let labelled = match &report.counts {
+        profile_stats::Counts::Classify(c) => c.sample.as_ref().map_or(0, |s| s.labelled),
+        profile_stats::Counts::Extract(_) => 0,
+    };
+    eprintln!(
+        "capkit: teacher sample {}: {labelled} of {} texts sampled; {saved} teacher calls on \
+         transformed texts saved",
+        sample.fraction(),
+        report.n()
+    );
 }
 
 fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<ExitCode> {
@@ -458,6 +537,9 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         progress,
         ..
     } = &inputs;
+    let sample = args
+        .sample
+        .design(task, &inputs.suite, texts.count as u64)?;
     let (student_spec, student) = open_model(
         &args.student,
         "--student",
@@ -479,6 +561,7 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         task,
         fields,
         args.run.chunk_size,
+        sample,
     )?;
     let mut json = match stats {
         None => serde_json::to_value(report.profile())?,

@@ -359,6 +359,17 @@ fn file_models(dir: &Path, texts: &str, suite: &str, task: Task) -> (String, Str
     (specs[0].clone(), specs[1].clone())
 }
 
+/// Writes `texts` as a `.jsonl` texts file `name` in `dir`.
+fn write_texts(dir: &Path, name: &str, texts: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    let lines: String = texts
+        .iter()
+        .map(|t| format!("{}\n", json!({ "text": t })))
+        .collect();
+    std::fs::write(&path, lines).unwrap();
+    path
+}
+
 /// Runs `--report` over `texts` (a shard) and returns the report file's path.
 fn report(
     dir: &Path,
@@ -368,12 +379,7 @@ fn report(
     models: &(String, String),
     task: Task,
 ) -> String {
-    let path = dir.join(format!("{name}.texts.jsonl"));
-    let lines: String = texts
-        .iter()
-        .map(|t| format!("{}\n", json!({ "text": t })))
-        .collect();
-    std::fs::write(&path, lines).unwrap();
+    let path = write_texts(dir, &format!("{name}.texts.jsonl"), texts);
     let out = dir.join(format!("{name}.json"));
     let mut args = vec!["profile".to_owned()];
     match task {
@@ -645,12 +651,7 @@ fn run_blocks_survive_merges_and_gates_can_read_them() {
     let (texts, suite) = inputs(dir.path(), &TEXTS);
     let models = file_models(dir.path(), &texts, &suite, Task::Classify);
     let shard = |name: &str, part: &[&str]| {
-        let path = dir.path().join(format!("{name}.jsonl"));
-        let lines: String = part
-            .iter()
-            .map(|t| format!("{}\n", json!({ "text": t })))
-            .collect();
-        std::fs::write(&path, lines).unwrap();
+        let path = write_texts(dir.path(), &format!("{name}.jsonl"), part);
         let out = dir.path().join(format!("{name}.json"));
         let extra = [
             "--report",
@@ -695,4 +696,82 @@ fn run_blocks_survive_merges_and_gates_can_read_them() {
         "runs.1.texts.count > 5",
     );
     assert_eq!(failing.status.code(), Some(2), "{}", stderr(&failing));
+}
+
+/// `--teacher-sample`: the report says what it estimated, the saved teacher calls are printed,
+/// sampled shards merge into the sampled report of all texts, and extract refuses.
+#[test]
+fn a_teacher_sample_estimates_prints_the_calls_saved_and_merges_over_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let (texts, suite) = inputs(dir.path(), &TEXTS);
+    let models = file_models(dir.path(), &texts, &suite, Task::Classify);
+    let sampled = |name: &str, shard: &[&str]| {
+        let path = write_texts(dir.path(), &format!("{name}.texts.jsonl"), shard);
+        let out = dir.path().join(format!("{name}.json"));
+        let p = path.to_str().unwrap();
+        let o = out.to_str().unwrap();
+        let extra = [
+            "--report",
+            "--suite",
+            &suite,
+            "--teacher-sample",
+            "0.5",
+            "--out",
+            o,
+        ];
+        let run = classify(dir.path(), p, &models, &extra);
+        ok(&run);
+        (out.display().to_string(), stderr(&run))
+    };
+    let (whole, said) = sampled("whole", &TEXTS);
+    assert!(
+        said.contains("teacher calls on transformed texts saved"),
+        "{said}"
+    );
+    let report = read_json(Path::new(&whole));
+    assert_eq!(report["counts"]["sample"]["design"]["fraction"], 0.5);
+    assert_eq!(
+        report["corruptions"]["typo_20"]["agreement"]["method"],
+        "ppi_power_tuned"
+    );
+    let half = TEXTS.len() / 2;
+    let (a, _) = sampled("a", &TEXTS[..half]);
+    let (b, _) = sampled("b", &TEXTS[half..]);
+    let merged = dir.path().join("merged.json");
+    let m = merged.to_str().unwrap();
+    ok(&capkit(
+        &["profile", "merge", &a, &b, "--out", m],
+        dir.path(),
+    ));
+    assert_eq!(read_json(&merged), report);
+    let refused = capkit(
+        &[
+            "profile",
+            "extract",
+            "--fields",
+            "first",
+            "--texts",
+            &texts,
+            "--student",
+            &models.0,
+            "--teacher",
+            &models.1,
+            "--teacher-budget",
+            "10",
+        ],
+        dir.path(),
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("--teacher-budget: an extract profile cannot sample its teacher"),
+        "{}",
+        stderr(&refused)
+    );
+    let bad = classify(dir.path(), &texts, &models, &["--teacher-sample", "0"]);
+    assert!(
+        stderr(&bad)
+            .contains("--teacher-sample: the teacher sample fraction must be in (0, 1], got 0"),
+        "{}",
+        stderr(&bad)
+    );
 }

@@ -44,7 +44,8 @@ mod profile;
 
 pub use error::Error;
 pub use profile::{
-    CaptureRun, capture_profile, capture_profile_report, compare_students, compare_students_chunked,
+    CaptureRun, capture_profile, capture_profile_report, compare_students,
+    compare_students_chunked, compare_students_sampled,
 };
 pub use profile_stats::{Comparison, ProfileReport};
 pub use profile_types::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
@@ -55,7 +56,7 @@ pub use serde_json;
 pub use profile_stats;
 pub use suite_core::{
     BatchFn, CapabilitySuite, DEFAULT_CHUNK_SIZE, Decision, Model, ModelError, PerItemFn,
-    SharedLabel, SuiteSpec, Transform, TransformSpec, case_jitter_invariance,
+    SharedLabel, SuiteSpec, TeacherSample, Transform, TransformSpec, case_jitter_invariance,
     keyboard_typo_corruption, whitespace_invariance,
 };
 

@@ -4,7 +4,7 @@ use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use profile_stats::{
     AbstentionCounts, ClassifyCounts, ClassifySample, Comparison, Counts, FirstVsSecond, Pair,
-    PairCounts, ProfileReport, SampleDesign, SuiteDescriptor,
+    PairCounts, PpiSums, ProfileReport, SampleDesign, SuiteDescriptor,
 };
 use profile_types::value::py_str;
 use profile_types::{CaptureProfile, Label, ProbePredictions};
@@ -448,6 +448,24 @@ where
     C: AsRef<[S]>,
     S: AsRef<str>,
 {
+    compare_students_sampled(teacher, students, chunks, suite, None)
+}
+
+/// [`compare_students_chunked`] with the teacher answering the transformed texts of a sample
+/// only ([`CaptureRun::with_teacher_sample`]; `None`: every text): each student's report is
+/// sampled, and each pair's corruption differences are prediction-powered estimates (the
+/// surrogate: the difference of the students' agreements with the teacher's clean answers).
+pub fn compare_students_sampled<C, S>(
+    teacher: &dyn Model,
+    students: &[(&str, &dyn Model)],
+    chunks: impl IntoIterator<Item = C>,
+    suite: &CapabilitySuite,
+    sample: Option<TeacherSample>,
+) -> Result<Comparison, Error>
+where
+    C: AsRef<[S]>,
+    S: AsRef<str>,
+{
     if let Some(name) = repeated(students.iter().map(|s| s.0)) {
         return Err(Error::DuplicateStudent(name.to_owned()));
     }
@@ -462,12 +480,19 @@ where
     let mut runs = Vec::with_capacity(students.len());
     for &(name, student) in students {
         let run = CaptureRun::new(student, &teacher, suite).map_err(named(name))?;
-        runs.push(run.with_chunk_size(usize::MAX));
+        runs.push(run.with_chunk_size(usize::MAX).with_teacher_sample(sample));
     }
     teacher.forget();
-    let layout = Layout::of(suite, false);
+    let layout = Layout::of(suite, sample.is_some());
     let names: Vec<&str> = students.iter().map(|s| s.0).collect();
     let mut pairs = Pair::every(&names, suite.corruption_names(), suite.invariance_names());
+    if sample.is_some() {
+        for pair in &mut pairs {
+            for stage in pair.counts.corruptions.values_mut() {
+                stage.sampled = Some(PpiSums::default());
+            }
+        }
+    }
     for chunk in chunks {
         let mut ids = Vec::with_capacity(runs.len());
         for (run, &(name, _)) in runs.iter_mut().zip(students) {
@@ -501,12 +526,18 @@ fn add_pairs(
     for (&x, &y) in a_ids.iter().zip(b_ids) {
         let (x, y) = (a.run.outcomes().get(x), b.run.outcomes().get(y));
         record(&mut counts.clean.agree, layout.clean(x), layout.clean(y));
+        // Both students see the same texts, so the same sample.
+        let labelled = layout.in_sample(x);
         for (k, stage) in counts.corruptions.values_mut().enumerate() {
-            record(
-                &mut stage.agree,
-                layout.corrupted(x, k),
-                layout.corrupted(y, k),
-            );
+            let (a, b) = (layout.corrupted(x, k), layout.corrupted(y, k));
+            if labelled {
+                record(&mut stage.agree, a, b);
+            }
+            if let Some(sums) = &mut stage.sampled {
+                let d = |p: bool, q: bool| i64::from(p) - i64::from(q);
+                let surrogate = d(layout.surrogate(x, k), layout.surrogate(y, k));
+                sums.record_n(labelled.then(|| d(a, b)), surrogate, 1);
+            }
         }
         for (i, stage) in counts.invariances.values_mut().enumerate() {
             record(

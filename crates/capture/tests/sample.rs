@@ -161,3 +161,75 @@ fn sampled_and_full_reports_do_not_merge() {
         "cannot merge: the teacher samples differ (fraction 0.5, seed 3 vs fraction 0.25, seed 3)"
     );
 }
+
+fn other_student(t: &str) -> suite_core::Label {
+    serde_json::json!(if t.len().is_multiple_of(3) {
+        "pos"
+    } else {
+        "neg"
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn a_sampled_comparison_is_the_same_for_every_chunking_and_merges(
+        texts in prop::collection::vec(text(), 0..30),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let t = PerItemFn::new(teacher);
+        let a = PerItemFn::new(student);
+        let b = PerItemFn::new(other_student);
+        let students: [(&str, &dyn suite_core::Model); 2] = [("a", &a), ("b", &b)];
+        let suite = suite();
+        let sample = Some(TeacherSample::new(0.4, 1).unwrap());
+        let compare = |texts: &[String], chunk: usize| {
+            capture::compare_students_sampled(&t, &students, texts.chunks(chunk.max(1)), &suite, sample)
+                .unwrap()
+        };
+        let whole = compare(&texts, texts.len());
+        for chunk in [1, 7] {
+            prop_assert_eq!(compare(&texts, chunk).to_json(), whole.to_json(), "chunk {}", chunk);
+        }
+        let cut = cut.index(texts.len() + 1);
+        let merged = compare(&texts[..cut], 5).merge(&compare(&texts[cut..], 5)).unwrap();
+        prop_assert_eq!(merged.to_json(), whole.to_json());
+        let json = whole.to_json();
+        prop_assert_eq!(capture::Comparison::from_json(&json).unwrap().to_json(), json);
+    }
+}
+
+#[test]
+fn a_comparison_sampling_every_text_estimates_the_full_differences() {
+    let texts: Vec<String> = (0..90)
+        .map(|i| format!("{} food {i}", WORDS[i % WORDS.len()]))
+        .collect();
+    let t = PerItemFn::new(teacher);
+    let a = PerItemFn::new(student);
+    let b = PerItemFn::new(other_student);
+    let students: [(&str, &dyn suite_core::Model); 2] = [("a", &a), ("b", &b)];
+    let suite = suite();
+    let full = capture::compare_students(&t, &students, &texts, &suite)
+        .unwrap()
+        .to_json();
+    let all = Some(TeacherSample::new(1.0, 1).unwrap());
+    let sampled =
+        capture::compare_students_sampled(&t, &students, [&texts[..]], &suite, all).unwrap();
+    let sampled = sampled.to_json();
+    for name in ["typo_10", "typo_40", "drop_vowels"] {
+        let f = full["pairs"][0]["corruptions"][name]["difference"]["estimate"]
+            .as_f64()
+            .unwrap();
+        let s = &sampled["pairs"][0]["corruptions"][name]["difference"];
+        assert!(
+            (s["estimate"].as_f64().unwrap() - f).abs() < 1e-12,
+            "{name}"
+        );
+        assert_eq!(s["method"], "ppi_power_tuned");
+        assert_eq!(
+            sampled["pairs"][0]["estimated"][name]["teacher_answers"],
+            90
+        );
+    }
+}

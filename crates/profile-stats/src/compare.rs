@@ -8,7 +8,9 @@ use crate::Error;
 use std::ops::AddAssign;
 
 use crate::counts::{FirstVsSecond, add_stages, named, same_stages};
+use crate::interval::{Interval, Method};
 use crate::paired::{PairedTest, paired_test};
+use crate::ppi::{PpiSums, Tuning};
 use crate::report::{ProfileReport, Task, check_format, field, methods, same, value};
 
 /// The `format` of a comparison; a reader refuses any other.
@@ -19,13 +21,25 @@ pub const COMPARISON_FORMAT: &str = "capkit-profile-comparison/1";
 #[serde(deny_unknown_fields)]
 pub struct PairAgreement {
     /// Per text: the first / the second student agrees with the teacher (for extractors: its
-    /// record matches the gold exactly).
+    /// record matches the gold exactly). With a teacher sample: the sampled texts only.
     pub agree: FirstVsSecond,
+    /// With a teacher sample (corruptions only): the prediction-powered sums of the difference
+    /// of the two agreements (first minus second), the surrogate being the difference of their
+    /// agreements with the teacher's clean answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<PpiSums>,
 }
 
 impl AddAssign for PairAgreement {
     fn add_assign(&mut self, other: PairAgreement) {
         self.agree += other.agree;
+        self.sampled = match (self.sampled, other.sampled) {
+            (Some(mut a), Some(b)) => {
+                a += b;
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
     }
 }
 
@@ -106,12 +120,22 @@ impl PairCounts {
         PairCounts {
             clean: PairAgreement {
                 agree: table(&first.clean, &second.clean),
+                sampled: None,
             },
             corruptions: first
                 .corruptions
                 .iter()
                 .zip(second.corruptions.values())
-                .map(|((name, a), b)| (name.clone(), PairAgreement { agree: table(a, b) }))
+                .map(|((name, a), b)| {
+                    let agree = table(a, b);
+                    (
+                        name.clone(),
+                        PairAgreement {
+                            agree,
+                            sampled: None,
+                        },
+                    )
+                })
                 .collect(),
             invariances: first
                 .invariances
@@ -184,6 +208,36 @@ struct PairFigures<'a> {
     clean: PairedTest,
     corruptions: IndexMap<&'a str, PairedTest>,
     invariances: IndexMap<&'a str, PairedTest>,
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    estimated: IndexMap<&'a str, PairEstimated>,
+}
+
+/// What a sampled pair's corruption difference rests on.
+#[derive(Serialize)]
+struct PairEstimated {
+    /// Texts whose corrupted version the teacher answered.
+    teacher_answers: u64,
+    /// Texts in all.
+    texts: u64,
+    method: &'static str,
+    lambda: Option<f64>,
+}
+
+/// A pair's corruption test: Newcombe on the table, or with a teacher sample the
+/// prediction-powered interval of the difference (McNemar's `p` on the sampled texts).
+fn corruption_test(c: &PairAgreement, level: crate::Level) -> PairedTest {
+    let mut test = paired_test(&c.agree.table(), level);
+    if let Some(sums) = &c.sampled {
+        let e = sums.estimate(Tuning::Power, level);
+        test.difference = Interval {
+            estimate: e.map(|e| e.estimate),
+            lower: e.map_or(-1.0, |e| e.lower.clamp(-1.0, 1.0)),
+            upper: e.map_or(1.0, |e| e.upper.clamp(-1.0, 1.0)),
+            level: level.get(),
+            method: Method::PpiPowerTuned,
+        };
+    }
+    test
 }
 
 /// What a reader takes of a pair (its figures are recomputed, never read).
@@ -304,7 +358,7 @@ impl Comparison {
                         .counts
                         .corruptions
                         .iter()
-                        .map(|(k, c)| (k.as_str(), paired_test(&c.agree.table(), level)))
+                        .map(|(k, c)| (k.as_str(), corruption_test(c, level)))
                         .collect(),
                     invariances: p
                         .counts
@@ -312,11 +366,38 @@ impl Comparison {
                         .iter()
                         .map(|(k, c)| (k.as_str(), paired_test(&c.changed.table(), level)))
                         .collect(),
+                    estimated: p
+                        .counts
+                        .corruptions
+                        .iter()
+                        .filter_map(|(k, c)| {
+                            let s = c.sampled?;
+                            let lambda = s.estimate(Tuning::Power, level).map(|e| e.lambda);
+                            let how = PairEstimated {
+                                teacher_answers: s.labelled,
+                                texts: s.all,
+                                method: Method::PpiPowerTuned.name(),
+                                lambda,
+                            };
+                            Some((k.as_str(), how))
+                        })
+                        .collect(),
                 })
             })
             .collect();
         out.insert("pairs".into(), Value::Array(pairs));
-        out.insert("methods".into(), methods());
+        let mut glossary = methods();
+        let sampled = self.students.values().any(|r| match &r.counts {
+            crate::Counts::Classify(c) => c.sample.is_some(),
+            crate::Counts::Extract(_) => false,
+        });
+        if let (true, Value::Object(g)) = (sampled, &mut glossary) {
+            g.insert(
+                Method::PpiPowerTuned.name().into(),
+                Method::PpiPowerTuned.description().into(),
+            );
+        }
+        out.insert("methods".into(), glossary);
         Value::Object(out)
     }
 
@@ -409,10 +490,15 @@ impl Comparison {
                 });
             };
             let n = a.n();
+            // A sampled corruption's table counts the sample, and its sums every text.
+            let counted = |c: &PairAgreement| match c.sampled {
+                Some(s) => c.agree.n() == s.labelled && s.all == n,
+                None => c.agree.n() == n,
+            };
             let tables = std::iter::once(p.counts.clean.agree)
-                .chain(p.counts.corruptions.values().map(|c| c.agree))
                 .chain(p.counts.invariances.values().map(|c| c.changed));
-            if tables.into_iter().any(|t| t.n() != n) {
+            if tables.into_iter().any(|t| t.n() != n) || !p.counts.corruptions.values().all(counted)
+            {
                 return Err(Error::Invalid {
                     at,
                     message: format!("a table does not count the students' {n} texts"),

@@ -166,10 +166,16 @@ def capture_profile_report(
     teacher_name: Optional[str] = None,
     level: float = 0.95,
     break_even: float = 0.9,
+    teacher_sample: Optional[float] = None,
+    teacher_budget: Optional[int] = None,
+    teacher_seed: int = 0,
 ) -> Dict[str, Any]:
     """The counts behind ``capture_profile`` with every figure derived from them (Wilson intervals,
     exact McNemar tests with Newcombe intervals, severity curves): the ``capkit-profile-report/1``
-    JSON as a ``dict``. ``report["profile"]`` is the profile (probe predictions as ``str()``)."""
+    JSON as a ``dict``. ``report["profile"]`` is the profile (probe predictions as ``str()``).
+    With ``teacher_sample`` (a fraction) or ``teacher_budget`` (teacher calls on transformed
+    texts), the teacher answers the transformed texts of a seeded sample only and the figures
+    needing them are prediction-powered (PPI++) estimates with intervals."""
 
 def extractive_profile_report(
     student: Any,
@@ -196,6 +202,10 @@ def compare_students(
     suite: _Suite,
     *,
     fields: Optional[Iterable[str]] = None,
+    teacher_sample: Optional[float] = None,
+    teacher_budget: Optional[int] = None,
+    teacher_seed: int = 0,
 ) -> Dict[str, Any]:
     """Several students against one teacher (the teacher's answers computed once): each student's
-    report and, for every pair, paired McNemar tests and Newcombe intervals of the differences."""
+    report and, for every pair, paired McNemar tests and Newcombe intervals of the differences.
+    ``teacher_sample`` / ``teacher_budget`` as for ``capture_profile_report`` (classifiers only)."""

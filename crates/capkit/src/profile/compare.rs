@@ -7,7 +7,9 @@ use anyhow::bail;
 use model_adapters::Task;
 use suite_core::{Model, Side};
 
-use crate::profile::{Inputs, RunArgs, checked_fields, flat, open_model, report, run_info};
+use crate::profile::{
+    Inputs, RunArgs, SampleArgs, checked_fields, flat, open_model, report, run_info,
+};
 
 /// Which profile a comparison computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -52,6 +54,8 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "T", default_value_t = 0.9)]
     break_even: f64,
     #[command(flatten)]
+    sample: SampleArgs,
+    #[command(flatten)]
     run: RunArgs,
 }
 
@@ -86,6 +90,7 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         suite,
         ..
     } = &inputs;
+    let sample = args.sample.design(task, suite, texts.count as u64)?;
     let (teacher_spec, teacher) =
         open_model(&args.teacher, "--teacher", &reach, Side::Teacher, progress)?;
     let mut students = Vec::with_capacity(args.students.len());
@@ -107,8 +112,10 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .chunks(args.run.chunk_size)?
         .map_while(|chunk| chunk.map_err(|e| *failed.borrow_mut() = Some(e)).ok());
     let comparison = match task {
-        Task::Classify => capture::compare_students_chunked(&teacher, &named, chunks, suite)
-            .map_err(|e| flat(&e))?,
+        Task::Classify => {
+            capture::compare_students_sampled(&teacher, &named, chunks, suite, sample)
+                .map_err(|e| flat(&e))?
+        }
         Task::Extract => {
             extractive::compare_students_chunked(&teacher, &named, chunks, suite, &fields)
                 .map_err(|e| flat(&e))?
