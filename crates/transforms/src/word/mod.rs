@@ -83,22 +83,59 @@ pub(crate) fn table_path(p: &Params<'_>) -> Result<Option<std::path::PathBuf>, R
 
 /// The byte ranges of the tokens of `text`: maximal runs of non-whitespace characters.
 pub(crate) fn tokens(text: &str) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                out.push(s..i);
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
+    Tokens::new(text).collect()
+}
+
+/// The tokens of a text as an iterator (no allocation), ASCII bytes read without decoding.
+pub(crate) struct Tokens<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Tokens<'a> {
+    pub(crate) fn new(text: &'a str) -> Tokens<'a> {
+        Tokens { text, at: 0 }
+    }
+
+    /// Whether the character at byte `i` is whitespace, and its length.
+    fn space_at(&self, i: usize) -> (bool, usize) {
+        let b = self.text.as_bytes()[i];
+        if b < 0x80 {
+            // char::is_whitespace on ASCII: \t \n \x0b \x0c \r and space.
+            return (matches!(b, b' ' | b'\t'..=b'\r'), 1);
+        }
+        match self.text[i..].chars().next() {
+            Some(c) => (c.is_whitespace(), c.len_utf8()),
+            None => (false, 1),
         }
     }
-    if let Some(s) = start {
-        out.push(s..text.len());
+}
+
+impl Iterator for Tokens<'_> {
+    type Item = Range<usize>;
+
+    fn next(&mut self) -> Option<Range<usize>> {
+        let len = self.text.len();
+        while self.at < len {
+            let (space, n) = self.space_at(self.at);
+            if !space {
+                break;
+            }
+            self.at += n;
+        }
+        if self.at >= len {
+            return None;
+        }
+        let start = self.at;
+        while self.at < len {
+            let (space, n) = self.space_at(self.at);
+            if space {
+                break;
+            }
+            self.at += n;
+        }
+        Some(start..self.at)
     }
-    out
 }
 
 /// Whether `c` is a combining mark (general category M): it belongs to the letter before it.
@@ -242,6 +279,18 @@ mod tests {
 
     #[test]
     fn tokens_are_non_whitespace_runs() {
+        for t in [
+            "a\u{b}b\u{c}c\u{85}d\u{a0}e\u{2028}f",
+            " \t x\r\n",
+            "é\u{3000}ü",
+            "\u{1c}x\u{1f}",
+        ] {
+            let slow: Vec<&str> = t
+                .split(char::is_whitespace)
+                .filter(|s| !s.is_empty())
+                .collect();
+            assert_eq!(words(t, &tokens(t)), slow, "{t:?}");
+        }
         let t = "  Hello,\tworld!\u{3000}ok ";
         assert_eq!(words(t, &tokens(t)), ["Hello,", "world!", "ok"]);
         assert!(tokens("").is_empty());

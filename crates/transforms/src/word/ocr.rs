@@ -19,6 +19,8 @@ use crate::rng::{Probability, TextRng};
 #[derive(Debug, Clone)]
 pub struct Ocr {
     map: HashMap<char, Vec<String>>,
+    /// The ASCII keys' entries, by byte: the common case without a hash lookup.
+    ascii: [Option<Box<[String]>>; 128],
 }
 
 /// The transform's name.
@@ -46,7 +48,11 @@ impl Ocr {
                 .or_default()
                 .extend(fields[1..].iter().cloned());
         }
-        Ok(Ocr { map })
+        let ascii = std::array::from_fn(|b| {
+            map.get(&char::from(b as u8))
+                .map(|v| v.clone().into_boxed_slice())
+        });
+        Ok(Ocr { map, ascii })
     }
 
     /// Applies it at `rate`: one decision per character with an entry, then one choice per
@@ -57,7 +63,11 @@ impl Ocr {
         }
         let mut out = String::with_capacity(text.len() + text.len() / 8);
         for c in text.chars() {
-            match self.map.get(&c) {
+            let options = match self.ascii.get(c as usize) {
+                Some(entry) => entry.as_deref(),
+                None => self.map.get(&c).map(Vec::as_slice),
+            };
+            match options {
                 Some(options) if rng.chance(rate) => {
                     let pick = if options.len() == 1 {
                         0

@@ -10,9 +10,8 @@ use suite_core::{ResolveError, Transform};
 use crate::descriptor::{BuildFn, Descriptor, Kind, Level};
 use crate::param::{Param, Params};
 use crate::rng::seeded;
-use std::ops::Range;
 
-use super::{is_mark, tokens};
+use super::{Tokens, is_mark};
 use crate::rng::{Probability, TextRng};
 
 /// Which operation.
@@ -86,70 +85,86 @@ impl RandomWord {
         }
     }
 
-    /// Applies the operation to `text`, drawing from `rng`.
+    /// Applies the operation to `text`, drawing from `rng`. One pass over the text (two for
+    /// `word_crop`, which needs the token count first), writing the output as it goes.
     pub fn apply(&self, text: &str, rng: &mut TextRng) -> String {
         if self.p.is_zero() {
             return text.to_owned();
         }
-        let toks = tokens(text);
         match self.op {
-            WordOp::Delete => {
-                let keep: Vec<bool> = toks.iter().map(|_| !rng.chance(self.p)).collect();
-                keep_tokens(text, &toks, &keep)
-            }
+            WordOp::Delete => keep_tokens(text, |_| !rng.chance(self.p)),
             WordOp::Crop => {
-                let n = toks.len();
+                let n = count_tokens(text);
                 let k = ((self.rate * n as f64).round() as usize).min(n);
                 if k == 0 {
                     return text.to_owned();
                 }
                 let start = rng.below(n - k + 1);
-                let keep: Vec<bool> = (0..n).map(|i| i < start || i >= start + k).collect();
-                keep_tokens(text, &toks, &keep)
+                keep_tokens(text, |i| i < start || i >= start + k)
             }
             WordOp::Swap => {
-                let mut order: Vec<usize> = (0..toks.len()).collect();
-                for i in 0..order.len().saturating_sub(1) {
-                    if rng.chance(self.p) {
-                        order.swap(i, i + 1);
-                    }
-                }
+                // The sequential swaps of neighbours (0,1), (1,2), ... as one pass: slot i is
+                // final once pair (i, i+1) is decided, and holds either the token carried
+                // into it or the next one (then the carried token moves on to slot i + 1).
                 let mut out = String::with_capacity(text.len());
+                let mut toks = Tokens::new(text);
+                let Some(mut carry) = toks.next() else {
+                    return text.to_owned();
+                };
+                let mut slot = carry.clone();
                 let mut at = 0;
-                for (slot, &from) in toks.iter().zip(&order) {
+                for next in toks {
+                    let fill = if rng.chance(self.p) {
+                        next.clone()
+                    } else {
+                        std::mem::replace(&mut carry, next.clone())
+                    };
                     out.push_str(&text[at..slot.start]);
-                    out.push_str(&text[toks[from].clone()]);
+                    out.push_str(&text[fill]);
                     at = slot.end;
+                    slot = next;
                 }
-                out.push_str(&text[at..]);
+                out.push_str(&text[at..slot.start]);
+                out.push_str(&text[carry]);
+                out.push_str(&text[slot.end..]);
                 out
             }
             WordOp::Merge => {
                 let mut out = String::with_capacity(text.len());
                 let mut at = 0;
-                for pair in toks.windows(2) {
-                    if rng.chance(self.p) {
-                        out.push_str(&text[at..pair[0].end]);
-                        at = pair[1].start;
+                let mut prev_end: Option<usize> = None;
+                for t in Tokens::new(text) {
+                    if let Some(end) = prev_end
+                        && rng.chance(self.p)
+                    {
+                        out.push_str(&text[at..end]);
+                        at = t.start;
                     }
+                    prev_end = Some(t.end);
                 }
                 out.push_str(&text[at..]);
                 out
             }
             WordOp::Split => {
-                let mut edits = Vec::new();
-                for range in toks {
+                let mut out = String::with_capacity(text.len() + text.len() / 8);
+                let mut at = 0;
+                for t in Tokens::new(text) {
                     if !rng.chance(self.p) {
                         continue;
                     }
-                    let points = split_points(&text[range.clone()]);
-                    if points.is_empty() {
+                    let token = &text[t.clone()];
+                    let n = split_points(token).count();
+                    if n == 0 {
                         continue;
                     }
-                    let at = range.start + points[rng.below(points.len())];
-                    edits.push((at..at, " ".to_owned()));
+                    if let Some(point) = split_points(token).nth(rng.below(n)) {
+                        out.push_str(&text[at..t.start + point]);
+                        out.push(' ');
+                        at = t.start + point;
+                    }
                 }
-                super::splice(text, &edits)
+                out.push_str(&text[at..]);
+                out
             }
         }
     }
@@ -157,43 +172,59 @@ impl RandomWord {
 
 /// Byte offsets inside `token` where a split leaves two non-empty alphanumeric halves: between
 /// an alphanumeric character (or a mark after one) and an alphanumeric character.
-fn split_points(token: &str) -> Vec<usize> {
-    let mut out = Vec::new();
+fn split_points(token: &str) -> impl Iterator<Item = usize> + '_ {
     let mut prev_alnum = false;
-    for (i, c) in token.char_indices() {
+    token.char_indices().filter_map(move |(i, c)| {
         let alnum = c.is_alphanumeric();
-        if alnum && prev_alnum && i > 0 {
-            out.push(i);
-        }
+        let point = (alnum && prev_alnum && i > 0).then_some(i);
         prev_alnum = alnum || (prev_alnum && is_mark(c));
-    }
-    out
+        point
+    })
 }
 
-/// `text` with the tokens whose `keep` is false removed, each with the whitespace before it (the
-/// whitespace after it when no kept token precedes it).
-fn keep_tokens(text: &str, toks: &[Range<usize>], keep: &[bool]) -> String {
-    let Some(first) = toks.first() else {
-        return text.to_owned();
-    };
-    let last_end = toks.last().map_or(0, |t| t.end);
-    let mut out = String::with_capacity(text.len());
-    out.push_str(&text[..first.start]);
-    let mut any = false;
-    for (i, t) in toks.iter().enumerate() {
-        if !keep[i] {
-            continue;
-        }
-        if any {
-            // The whitespace that preceded this token in the text.
-            let gap_start = toks[i - 1].end;
-            out.push_str(&text[gap_start..t.start]);
-        }
-        out.push_str(&text[t.clone()]);
-        any = true;
+/// The number of tokens of `text` (a byte loop for ASCII text).
+fn count_tokens(text: &str) -> usize {
+    if !text.is_ascii() {
+        return Tokens::new(text).count();
     }
-    out.push_str(&text[last_end..]);
-    out
+    let mut n = 0;
+    let mut in_space = true;
+    for &b in text.as_bytes() {
+        let space = matches!(b, b' ' | b'\t'..=b'\r');
+        n += usize::from(in_space && !space);
+        in_space = space;
+    }
+    n
+}
+
+/// `text` with the tokens for whose index `keep` is false removed, each with the whitespace
+/// before it (the whitespace after it when no kept token precedes it). `keep` is called once per
+/// token, in order.
+fn keep_tokens(text: &str, mut keep: impl FnMut(usize) -> bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev_end: Option<usize> = None;
+    let mut any = false;
+    for (i, t) in Tokens::new(text).enumerate() {
+        if prev_end.is_none() {
+            out.push_str(&text[..t.start]);
+        }
+        if keep(i) {
+            if let (true, Some(end)) = (any, prev_end) {
+                // The whitespace that preceded this token in the text.
+                out.push_str(&text[end..t.start]);
+            }
+            out.push_str(&text[t.clone()]);
+            any = true;
+        }
+        prev_end = Some(t.end);
+    }
+    match prev_end {
+        None => text.to_owned(),
+        Some(end) => {
+            out.push_str(&text[end..]);
+            out
+        }
+    }
 }
 
 fn build(op: WordOp, p: &Params<'_>) -> Result<Transform, ResolveError> {
@@ -253,7 +284,7 @@ mod tests {
         assert_eq!(run(WordOp::Merge, 1.0, t), " thequickbrownfox ");
         assert_eq!(run(WordOp::Swap, 1.0, t), " quick brown  fox the ");
         let split = run(WordOp::Split, 1.0, t);
-        assert_eq!(tokens(&split).len(), 8, "{split}");
+        assert_eq!(Tokens::new(&split).count(), 8, "{split}");
         for op in WordOp::ALL {
             assert_eq!(run(op, 0.0, t), t);
         }
@@ -261,22 +292,26 @@ mod tests {
 
     #[test]
     fn delete_keeps_the_spacing_of_kept_words() {
-        let toks = tokens("a b\tc  d");
-        assert_eq!(
-            keep_tokens("a b\tc  d", &toks, &[false, true, false, true]),
-            "b  d"
-        );
-        assert_eq!(
-            keep_tokens(" a b ", &tokens(" a b "), &[true, false]),
-            " a "
-        );
+        let pattern = [false, true, false, true];
+        assert_eq!(keep_tokens("a b\tc  d", |i| pattern[i]), "b  d");
+        assert_eq!(keep_tokens(" a b ", |i| i == 0), " a ");
+        assert_eq!(keep_tokens(" a b ", |_| false), "  ");
+        assert_eq!(keep_tokens("  ", |_| false), "  ");
+    }
+
+    #[test]
+    fn the_ascii_token_count_agrees_with_the_tokens() {
+        for t in ["", " ", "a", " a b\tc\x0bd\x0ce\r\nf ", "é è", "x\u{85}y"] {
+            assert_eq!(count_tokens(t), Tokens::new(t).count(), "{t:?}");
+        }
     }
 
     #[test]
     fn split_points_never_cut_marks_or_punctuation() {
-        assert_eq!(split_points("ab"), [1]);
-        assert_eq!(split_points("a\u{301}b"), [3]);
-        assert!(split_points("a.b").is_empty());
-        assert!(split_points("x").is_empty());
+        let points = |t| split_points(t).collect::<Vec<_>>();
+        assert_eq!(points("ab"), [1]);
+        assert_eq!(points("a\u{301}b"), [3]);
+        assert!(points("a.b").is_empty());
+        assert!(points("x").is_empty());
     }
 }

@@ -1,0 +1,125 @@
+"""capkit-transforms against nlpaug's rule-based augmenters, side by side, texts per second.
+
+    python3 scripts/bench_transforms_vs_nlpaug.py --nlpaug-python VENV/bin/python [--texts 2000]
+
+One run: a deterministic corpus of English sentences (written to a temporary file, removed at the
+end), then for each pair the capkit transform (the release `throughput` example: built once, each
+text hashed and transformed, passes over the corpus until 0.5 s of CPU time have passed) and
+nlpaug's counterpart in one Python process (`aug.augment(text)` per text over the first
+--nlpaug-texts texts). Both sides are timed in CPU seconds of the process or thread doing the
+work, so a loaded shared machine slows both without biasing the ratio much. capkit's figure is
+given twice: each text hashed by the call (a transform applied alone), and with the text's hash
+computed beforehand (as in a profile, where one blake3 hash per text serves every seeded stage). Parameters are matched as closely as the two models allow (nlpaug's character
+augmenters pick words, then characters in them: aug_word_p=0.3 x aug_char_p=0.3 is about capkit's
+rate 0.1 per character). The load average before and after is printed with the table.
+Build first: cargo build --release -p capkit-transforms --example throughput
+nlpaug: `python3 -m venv V && V/bin/pip install nlpaug==1.1.11` (pulls numpy, pandas, requests, gdown;
+no model, no download at run time for these augmenters).
+Not compared: nlpaug's SpellingAug (needs its spelling dictionary file, downloaded), SynonymAug /
+AntonymAug (need nltk's WordNet corpus and POS tagger, downloaded): nothing is fetched here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import tempfile
+
+# (capkit transform, its params, nlpaug constructor expression, note)
+PAIRS = [
+    ("keyboard", {"rate": 0.1}, "nac.KeyboardAug(aug_word_p=0.3, aug_char_p=0.3)", "QWERTY neighbours"),
+    ("ocr", {"rate": 0.1}, "nac.OcrAug(aug_word_p=0.3, aug_char_p=0.3)", ""),
+    ("char_insert", {"rate": 0.1}, "nac.RandomCharAug(action='insert', aug_word_p=0.3, aug_char_p=0.3)", ""),
+    ("char_substitute", {"rate": 0.1}, "nac.RandomCharAug(action='substitute', aug_word_p=0.3, aug_char_p=0.3)", ""),
+    ("char_swap", {"rate": 0.1}, "nac.RandomCharAug(action='swap', aug_word_p=0.3, aug_char_p=0.3)", ""),
+    ("char_delete", {"rate": 0.1}, "nac.RandomCharAug(action='delete', aug_word_p=0.3, aug_char_p=0.3)", ""),
+    ("word_delete", {"rate": 0.3}, "naw.RandomWordAug(action='delete', aug_p=0.3)", ""),
+    ("word_swap", {"rate": 0.3}, "naw.RandomWordAug(action='swap', aug_p=0.3)", ""),
+    ("word_crop", {"rate": 0.3}, "naw.RandomWordAug(action='crop', aug_p=0.3)", ""),
+    ("word_split", {"rate": 0.3}, "naw.SplitAug(aug_p=0.3)", ""),
+]
+
+WORDS = (
+    "the of and to in is was for that with as on by at from his her they we you it this be are have "
+    "not but had were which one all their there been has when who will more no if out so said what "
+    "up its about into than them can only other new some could time these two may then do first any "
+    "my now such like our over man me even most made after also did many before must through back "
+    "years where much your way well down should because each just those people how too little state "
+    "good very make world still own see men work long get here between both life being under never day "
+    "same another know while last might us great old year off come since against go came right used "
+    "take three colour centre organised neighbour quickly brown fox lazy dog service delivery refund"
+).split()
+
+NLPAUG = r'''
+import json, sys, time
+import nlpaug.augmenter.char as nac
+import nlpaug.augmenter.word as naw
+texts = [l.rstrip("\n") for l in open(sys.argv[1], encoding="utf-8")][:int(sys.argv[2])]
+out = {}
+for expr in json.loads(sys.argv[3]):
+    aug = eval(expr)
+    aug.augment(texts[0])  # warm-up (imports, tables)
+    start = time.process_time()
+    for t in texts:
+        aug.augment(t)
+    out[expr] = len(texts) / (time.process_time() - start)
+print(json.dumps(out))
+'''
+
+
+def corpus(n: int) -> list[str]:
+    rng = random.Random(20)
+    texts = []
+    for _ in range(n):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(8, 24))]
+        words[0] = words[0].capitalize()
+        texts.append(" ".join(words) + rng.choice([".", "!", "?", "."]))
+    return texts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nlpaug-python", required=True, help="a Python with nlpaug 1.1.11 installed")
+    ap.add_argument("--texts", type=int, default=2000, help="corpus size (capkit side)")
+    ap.add_argument("--nlpaug-texts", type=int, default=300, help="texts nlpaug runs (it is slow)")
+    ap.add_argument("--throughput", default="target/release/examples/throughput")
+    args = ap.parse_args()
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "corpus.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(corpus(args.texts)) + "\n")
+        cmd = [args.throughput, path]
+        for name, params, _, _ in PAIRS:
+            cmd += [name, json.dumps(params)]
+        ours = {}
+        for line in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines():
+            row = json.loads(line)
+            ours[row["transform"]] = (row["texts_per_s"], row["shared_hash_texts_per_s"])
+        exprs = [p[2] for p in PAIRS]
+        theirs = json.loads(
+            subprocess.run(
+                [args.nlpaug_python, "-c", NLPAUG, path, str(args.nlpaug_texts), json.dumps(exprs)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )
+    load_after = os.getloadavg()
+    print(f"corpus: {args.texts} sentences of 8-24 words (nlpaug: the first {args.nlpaug_texts}); "
+          f"{os.cpu_count()} CPUs; load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
+    print()
+    print("| capkit transform | params | capkit texts/s | ratio | hash shared: texts/s | ratio "
+          "| nlpaug counterpart | nlpaug texts/s |")
+    print("|---|---|---:|---:|---:|---:|---|---:|")
+    for name, params, expr, _ in PAIRS:
+        (a, shared), b = ours[name], theirs[expr]
+        print(f"| `{name}` | `{json.dumps(params)}` | {a:,.0f} | {a / b:,.0f}x | {shared:,.0f} | "
+              f"{shared / b:,.0f}x | `{expr}` | {b:,.0f} |")
+
+
+if __name__ == "__main__":
+    main()
