@@ -135,11 +135,13 @@ fn random_word_operations_track_rate() {
         let out = build("word_crop", json!({"rate": rate})).apply(&text);
         assert_eq!(n - tokens(&out).len(), (rate * n as f64).round() as usize);
         // A swap moves each word at most... it is a permutation: same multiset of words.
-        let out = build("word_swap", json!({"rate": rate})).apply(&text);
-        let (mut a, mut b) = (tokens(&text), tokens(&out));
-        a.sort_unstable();
-        b.sort_unstable();
-        assert_eq!(a, b);
+        for name in ["word_swap", "word_shuffle"] {
+            let out = build(name, json!({"rate": rate})).apply(&text);
+            let (mut a, mut b) = (tokens(&text), tokens(&out));
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "{name}");
+        }
     }
 }
 

@@ -28,6 +28,9 @@ pub enum WordOp {
     Split,
     /// `word_merge`: each gap between two tokens removed with probability `rate`.
     Merge,
+    /// `word_shuffle`: walking left to right, each token swapped with probability `rate` with
+    /// another token chosen uniformly (TextAttack's random inner swap).
+    Shuffle,
     /// `word_crop`: one contiguous run of `round(rate × tokens)` tokens removed, its start
     /// chosen uniformly.
     Crop,
@@ -36,12 +39,13 @@ pub enum WordOp {
 impl WordOp {
     /// Every operation, in catalogue order.
     #[cfg(test)]
-    pub const ALL: [WordOp; 5] = [
+    pub const ALL: [WordOp; 6] = [
         WordOp::Delete,
         WordOp::Swap,
         WordOp::Split,
         WordOp::Merge,
         WordOp::Crop,
+        WordOp::Shuffle,
     ];
 
     /// The transform name (`word_delete`, …).
@@ -52,6 +56,7 @@ impl WordOp {
             WordOp::Split => "word_split",
             WordOp::Merge => "word_merge",
             WordOp::Crop => "word_crop",
+            WordOp::Shuffle => "word_shuffle",
         }
     }
 
@@ -63,6 +68,7 @@ impl WordOp {
             WordOp::Split => "splits each word in two with a space with probability `rate`",
             WordOp::Merge => "joins each pair of neighbouring words with probability `rate`",
             WordOp::Crop => "removes one contiguous run of `rate` × the words",
+            WordOp::Shuffle => "swaps each word with a random other word with probability `rate`",
         }
     }
 }
@@ -127,6 +133,31 @@ impl RandomWord {
                 out.push_str(&text[at..slot.start]);
                 out.push_str(&text[carry]);
                 out.push_str(&text[slot.end..]);
+                out
+            }
+            WordOp::Shuffle => {
+                let mut content: Vec<std::ops::Range<usize>> = Tokens::new(text).collect();
+                let n = content.len();
+                if n < 2 {
+                    return text.to_owned();
+                }
+                for i in 0..n {
+                    if rng.chance(self.p) {
+                        let mut j = rng.below(n - 1);
+                        if j >= i {
+                            j += 1;
+                        }
+                        content.swap(i, j);
+                    }
+                }
+                let mut out = String::with_capacity(text.len());
+                let mut at = 0;
+                for (slot, from) in Tokens::new(text).zip(content) {
+                    out.push_str(&text[at..slot.start]);
+                    out.push_str(&text[from]);
+                    at = slot.end;
+                }
+                out.push_str(&text[at..]);
                 out
             }
             WordOp::Merge => {
@@ -265,6 +296,7 @@ pub(crate) static DESCRIPTORS: &[Descriptor] = &[
     random_word(WordOp::Split, |p| build(WordOp::Split, p)),
     random_word(WordOp::Merge, |p| build(WordOp::Merge, p)),
     random_word(WordOp::Crop, |p| build(WordOp::Crop, p)),
+    random_word(WordOp::Shuffle, |p| build(WordOp::Shuffle, p)),
 ];
 
 #[cfg(test)]
@@ -285,6 +317,12 @@ mod tests {
         assert_eq!(run(WordOp::Swap, 1.0, t), " quick brown  fox the ");
         let split = run(WordOp::Split, 1.0, t);
         assert_eq!(Tokens::new(&split).count(), 8, "{split}");
+        let shuffled = run(WordOp::Shuffle, 1.0, t);
+        let mut words: Vec<&str> = shuffled.split_whitespace().collect();
+        assert_ne!(words, ["the", "quick", "brown", "fox"]);
+        words.sort_unstable();
+        assert_eq!(words, ["brown", "fox", "quick", "the"]);
+        assert_eq!(run(WordOp::Shuffle, 1.0, " one "), " one ");
         for op in WordOp::ALL {
             assert_eq!(run(op, 0.0, t), t);
         }

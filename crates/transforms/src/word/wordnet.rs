@@ -248,8 +248,11 @@ impl WordNet {
         Ok(Arc::clone(cache.entry(key).or_insert(wn)))
     }
 
-    /// Applies it at `rate`: one decision per lemma found, then one choice per replaced one.
-    pub fn apply(&self, text: &str, rate: Probability, rng: &mut TextRng) -> String {
+    /// Applies it at `rate`: one decision per lemma found, then one choice per replaced one;
+    /// with `insert`, the chosen word is inserted after the lemma (`fast` -> `fast quick`:
+    /// TextAttack's random synonym insertion, at the word instead of a random place) instead of
+    /// replacing it.
+    pub fn apply(&self, text: &str, rate: Probability, insert: bool, rng: &mut TextRng) -> String {
         if rate.is_zero() {
             return text.to_owned();
         }
@@ -261,14 +264,20 @@ impl WordNet {
             let values = &self.values[id];
             let value = &values[rng.below(values.len())];
             let mut with = String::new();
-            Case::of(&text[range.clone()]).write(value, &mut with);
+            if insert {
+                with.push_str(&text[range.clone()]);
+                with.push(' ');
+                with.push_str(value);
+            } else {
+                Case::of(&text[range.clone()]).write(value, &mut with);
+            }
             edits.push((range, with));
         }
         splice(text, &edits)
     }
 }
 
-fn build(relation: Relation, p: &Params<'_>) -> Result<Transform, ResolveError> {
+fn build(relation: Relation, insert: bool, p: &Params<'_>) -> Result<Transform, ResolveError> {
     let dir = p.str("wordnet")?;
     if dir.is_empty() {
         return Err(ResolveError::Invalid(
@@ -283,8 +292,13 @@ fn build(relation: Relation, p: &Params<'_>) -> Result<Transform, ResolveError> 
     if rate.is_zero() {
         return Ok(Transform::new(str::to_owned));
     }
-    Ok(seeded(relation.name(), p.u64("seed")?, move |text, rng| {
-        wn.apply(text, rate, rng)
+    let name = if insert {
+        "synonym_insert"
+    } else {
+        relation.name()
+    };
+    Ok(seeded(name, p.u64("seed")?, move |text, rng| {
+        wn.apply(text, rate, insert, rng)
     }))
 }
 
@@ -305,29 +319,41 @@ const PARAMS: &[Param] = &[
     },
 ];
 
-/// The WordNet swaps. Their examples name no database (there is none to assume), so a listing
-/// shows the example input only.
+const fn wordnet(
+    name: &'static str,
+    description: &'static str,
+    build: crate::descriptor::BuildFn,
+) -> Descriptor {
+    Descriptor {
+        name,
+        level: Level::Word,
+        kind: Kind::Corruption { severity: "rate" },
+        description,
+        params: PARAMS,
+        example: "The quick brown fox is happy and fast.",
+        example_params: r#"{"rate": 1.0, "wordnet": "/usr/share/wordnet"}"#,
+        build,
+    }
+}
+
+/// The WordNet transforms. Their examples read Debian's `/usr/share/wordnet`; where it is
+/// missing, a listing shows the example's error instead of its output.
 pub(crate) static DESCRIPTORS: &[Descriptor] = &[
-    Descriptor {
-        name: "synonym",
-        level: Level::Word,
-        kind: Kind::Corruption { severity: "rate" },
-        description: "words replaced by a WordNet synonym (most frequent sense) with probability rate; the database is read from `wordnet`",
-        params: PARAMS,
-        example: "The quick brown fox is happy and fast.",
-        example_params: r#"{"rate": 1.0, "wordnet": "/usr/share/wordnet"}"#,
-        build: |p| build(Relation::Synonym, p),
-    },
-    Descriptor {
-        name: "antonym",
-        level: Level::Word,
-        kind: Kind::Corruption { severity: "rate" },
-        description: "words replaced by a WordNet antonym with probability rate; the database is read from `wordnet`",
-        params: PARAMS,
-        example: "The quick brown fox is happy and fast.",
-        example_params: r#"{"rate": 1.0, "wordnet": "/usr/share/wordnet"}"#,
-        build: |p| build(Relation::Antonym, p),
-    },
+    wordnet(
+        "synonym",
+        "words replaced by a WordNet synonym (most frequent sense) with probability rate; the database is read from `wordnet`",
+        |p| build(Relation::Synonym, false, p),
+    ),
+    wordnet(
+        "antonym",
+        "words replaced by a WordNet antonym with probability rate; the database is read from `wordnet`",
+        |p| build(Relation::Antonym, false, p),
+    ),
+    wordnet(
+        "synonym_insert",
+        "a WordNet synonym inserted after words with probability rate; the database is read from `wordnet`",
+        |p| build(Relation::Synonym, true, p),
+    ),
 ];
 
 #[cfg(test)]
@@ -358,12 +384,16 @@ mod tests {
         fixture(&dir);
         let all = Probability::new(1.0);
         let syn = WordNet::load(&dir, Relation::Synonym, "adj").unwrap();
-        let out = syn.apply("Happy and FAST, quick.", all, &mut test_rng(1));
+        let out = syn.apply("Happy and FAST, quick.", all, false, &mut test_rng(1));
         assert!(out.starts_with("Felicitous and "), "{out}");
         assert!(!out.contains("FAST,") && !out.contains(" quick."), "{out}");
+        assert_eq!(
+            syn.apply("so happy", all, true, &mut test_rng(1)),
+            "so happy felicitous"
+        );
         let ant = WordNet::load(&dir, Relation::Antonym, "adj").unwrap();
         assert_eq!(
-            ant.apply("happy, Unhappy, fast", all, &mut test_rng(1)),
+            ant.apply("happy, Unhappy, fast", all, false, &mut test_rng(1)),
             "unhappy, Happy, fast"
         );
         let err = WordNet::load(&dir, Relation::Synonym, "noun").unwrap_err();
