@@ -137,7 +137,7 @@ fn capture_profile_report<'py>(
 
 /// `extractive_profile_report(student, teacher, texts, suite, *, fields, student_name=None,
 /// teacher_name=None, level=0.95, break_even=0.9) -> dict`: the counts behind
-/// `extractive_capture_profile` (micro TP/FP/FN and the sums of the delta-method intervals).
+/// `extractive_capture_profile` (micro TP/FP/FN and the sums behind the F1 intervals).
 #[pyfunction]
 #[pyo3(signature = (student, teacher, texts, suite, *, fields, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9))]
 #[allow(clippy::too_many_arguments)]
@@ -194,7 +194,8 @@ fn merge_reports<'py>(py: Python<'py>, reports: &Bound<'py, PyAny>) -> PyResult<
 /// `compare_students(teacher, students, texts, suite, *, fields=None, teacher_sample=None,
 /// teacher_budget=None, teacher_seed=0) -> dict`: several students (a `dict` name -> model)
 /// against one teacher on one suite, the teacher's answers computed once; each student's report
-/// and, for every pair, paired McNemar tests and Newcombe intervals of the differences. With
+/// and, for every pair, McNemar's score tests and Tango intervals of the differences
+/// (Holm-adjusted). With
 /// `fields`, the students are extractors. `teacher_sample` / `teacher_budget` as for
 /// `capture_profile_report` (classifiers only).
 #[pyfunction]

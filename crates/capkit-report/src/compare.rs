@@ -2,7 +2,7 @@
 //! their invariances side by side, and every pair of students tested stage by stage.
 
 use maud::{Markup, html};
-use profile_stats::{Comparison, Interval, Pair, PairedTest, ProfileReport, Task, paired_test};
+use profile_stats::{Comparison, Interval, PairTests, PairedTest, ProfileReport, Task};
 
 use crate::document::ComparisonDocument;
 use crate::format::{
@@ -232,49 +232,36 @@ fn pairs(c: &Comparison, level: f64) -> Markup {
         Some(Task::Extract) => "matches the gold record exactly more often",
         _ => "agrees with the teacher more often",
     };
-    let level_v = c
-        .students
-        .values()
-        .next()
-        .map(|r| r.settings.level)
-        .unwrap_or_default();
-    let rows = |p: &Pair| -> Vec<(String, &'static str, PairedTest)> {
-        std::iter::once((
-            "clean".to_owned(),
-            "corruption",
-            paired_test(&p.counts.clean.agree.table(), level_v),
-        ))
-        .chain(p.counts.corruptions.iter().map(|(k, a)| {
-            (
-                k.clone(),
-                "corruption",
-                paired_test(&a.agree.table(), level_v),
+    let tests = c.pair_tests();
+    let rows = |t: &PairTests| -> Vec<(String, &'static str, PairedTest)> {
+        std::iter::once(("clean".to_owned(), "corruption", t.clean))
+            .chain(
+                t.corruptions
+                    .iter()
+                    .map(|(k, test)| (k.clone(), "corruption", *test)),
             )
-        }))
-        .chain(p.counts.invariances.iter().map(|(k, a)| {
-            (
-                k.clone(),
-                "invariance",
-                paired_test(&a.changed.table(), level_v),
+            .chain(
+                t.invariances
+                    .iter()
+                    .map(|(k, test)| (k.clone(), "invariance", *test)),
             )
-        }))
-        .collect()
+            .collect()
     };
     html! {
         section.pairs {
             h3 { "Students compared pairwise" }
             p.note { "Each pair of students is paired text by text: on clean and corrupted texts by "
                 (if task == Some(Task::Extract) { "exact record match with the gold" } else { "agreement with the teacher" })
-                ", under invariances by violations. Differences are first minus second." }
-            @for p in &c.pairs {
+                ", under invariances by violations. Differences are first minus second; p-values are Holm-adjusted over every stage of every pair." }
+            @for (p, t) in c.pairs.iter().zip(&tests) {
                 h4 { span.spec { (p.first) } " vs " span.spec { (p.second) } }
                 (scroll(html! {
                     table {
                         thead { tr {
-                            th scope="col" { "stage" } th.num scope="col" { "first − second" } th.num scope="col" { "p" } th scope="col" { "verdict" }
+                            th scope="col" { "stage" } th.num scope="col" { "first − second" } th.num scope="col" { "Holm-adjusted p" } th scope="col" { "verdict" }
                         } }
                         tbody {
-                            @for (stage, kind, test) in rows(p) {
+                            @for (stage, kind, test) in rows(t) {
                                 tr {
                                     th scope="row" { (stage) }
                                     td.num { (points_with_interval(&test.difference)) }

@@ -69,9 +69,21 @@ pub fn number(value: f64) -> String {
     }
 }
 
-/// Whether a paired test rejects "no difference" at the report's level (`p < 1 − level`).
-pub fn significant(test: &PairedTest, level: f64) -> bool {
-    test.p < 1.0 - level
+/// Whether a paired test rejects "no difference" at the report's level: its adjusted `p` is
+/// below `1 − level` (the test says so itself; `level` is kept for the callers' symmetry).
+pub fn significant(test: &PairedTest, _level: f64) -> bool {
+    test.significant
+}
+
+/// A paired test's p-value, saying how it is adjusted: `Holm-adjusted p = 0.031` in a family of
+/// several tests, `p = 0.031` for a test on its own.
+pub fn test_p(test: &PairedTest) -> String {
+    let p = p_value(test.p);
+    if test.adjustment.family > 1 {
+        format!("Holm-adjusted {p}")
+    } else {
+        p
+    }
 }
 
 /// The outcome of a paired test, for a reader: which side is significantly higher, or none.
@@ -99,7 +111,7 @@ impl Direction {
 /// The verdict on an invariance: `student significantly less invariant than teacher, p = 0.003`
 /// (the test compares violation rates, student first).
 pub fn invariance_verdict(test: &PairedTest, level: f64, student: &str, teacher: &str) -> String {
-    let p = p_value(test.p);
+    let p = test_p(test);
     match Direction::of(test, level) {
         Direction::FirstHigher => {
             format!("{student} significantly less invariant than {teacher}, {p}")
@@ -116,7 +128,7 @@ pub fn invariance_verdict(test: &PairedTest, level: f64, student: &str, teacher:
 /// The verdict on a corruption: does agreement (or exact match) drop from the clean texts?
 /// (The test compares clean minus corrupted.)
 pub fn corruption_verdict(test: &PairedTest, level: f64, what: &str) -> String {
-    let p = p_value(test.p);
+    let p = test_p(test);
     match Direction::of(test, level) {
         Direction::FirstHigher => format!("{what} drops significantly, {p}"),
         Direction::SecondHigher => format!("{what} rises significantly, {p}"),
@@ -133,7 +145,7 @@ pub fn pair_verdict(
     second: &str,
     higher: &str,
 ) -> String {
-    let p = p_value(test.p);
+    let p = test_p(test);
     match Direction::of(test, level) {
         Direction::FirstHigher => format!("{first} {higher} than {second}, {p}"),
         Direction::SecondHigher => format!("{second} {higher} than {first}, {p}"),
@@ -184,7 +196,7 @@ mod tests {
 
     #[test]
     fn verdicts_name_the_direction_only_when_significant() {
-        // Student changed alone on 12 texts, teacher alone on none: p = 2 · 0.5^12.
+        // Student changed alone on 12 texts, teacher alone on none: z = √12, p < 0.001.
         let t = PairedTable {
             both: 0,
             first_only: 12,
@@ -219,7 +231,7 @@ mod tests {
         );
         assert_eq!(
             invariance_verdict(&even, 0.95, "student", "teacher"),
-            "no significant difference between student and teacher, p = 1"
+            "no significant difference between student and teacher, p = 0.564"
         );
         assert_eq!(
             corruption_verdict(&test, 0.95, "agreement"),
@@ -235,6 +247,11 @@ mod tests {
             ),
             "b agrees with the teacher more often than a, p < 0.001"
         );
+        // In a family, the p-value says it is adjusted.
+        let (mut a, mut b) = (test, even);
+        profile_stats::adjust_family(&mut [&mut a, &mut b], Level::DEFAULT);
+        assert_eq!(test_p(&a), "Holm-adjusted p = 0.001");
+        assert_eq!(test_p(&b), "Holm-adjusted p = 0.564");
     }
 
     #[test]

@@ -327,7 +327,7 @@ pub(crate) fn suite_rows(report: &ProfileReport) -> Markup {
 pub(crate) fn settings_rows(report: &ProfileReport) -> Markup {
     html! {
         dt { "Intervals" }
-        dd { (format!("{:.0} %", report.settings.level.get() * 100.0)) " (Wilson score; delta method for F1; Newcombe for paired differences)" }
+        dd { (format!("{:.0} %", report.settings.level.get() * 100.0)) " (Wilson score; Wilson at the effective number of fields for F1; Tango's score interval for paired differences, at the level of each test's Holm step)" }
         dt { "Break-even threshold" }
         dd { (percent(Some(report.settings.break_even))) }
     }
@@ -536,7 +536,7 @@ fn invariances_section(rows: &[InvarianceRow<'_>], level: f64, ids: &Ids, answer
         section.invariances {
             h3 { "Invariances" }
             p.note { "A violation is a text whose " (answer) " changes under a rewrite that should not change it. "
-                "Student and teacher are paired text by text (exact McNemar test, Newcombe interval of the difference)." }
+                "Student and teacher are paired text by text (McNemar's score test, Tango's interval of the difference; p-values Holm-adjusted over every paired test of this page)." }
             ul.verdicts {
                 @for r in rows {
                     li { strong { (r.name) } ": " span.verdict { (invariance_verdict(r.test, level, "student", "teacher")) } }
@@ -552,7 +552,7 @@ fn invariances_section(rows: &[InvarianceRow<'_>], level: f64, ids: &Ids, answer
                         caption { "Violation rates and the paired test" }
                         thead { tr {
                             th scope="col" { "invariance" } th.num scope="col" { "student" } th.num scope="col" { "teacher" }
-                            th.num scope="col" { "student − teacher" } th.num scope="col" { "p" }
+                            th.num scope="col" { "student − teacher" } th.num scope="col" { "Holm-adjusted p" }
                         } }
                         tbody {
                             @for r in rows {
@@ -845,9 +845,10 @@ pub(crate) fn methods(level: f64) -> Markup {
         section.methods {
             h3 { "Methods" }
             ul.note {
-                li { "Rates carry " (format!("{:.0} %", level * 100.0)) " Wilson score intervals; micro F1 carries a delta-method interval of a ratio of per-text sums." }
-                li { "Paired comparisons (clean vs corrupted, student vs teacher, student vs student) use the exact McNemar test and Newcombe's hybrid score interval of the difference; "
-                    "a difference is called significant when p < " (number(((1.0 - level) * 1e9).round() / 1e9)) "." }
+                li { "Rates carry " (format!("{:.0} %", level * 100.0)) " Wilson score intervals; micro F1 carries Wilson's interval of the micro Jaccard index J = tp / (tp + fp + fn) at the effective number of fields (the design effect of texts, from the delta-method variance, never below 1), mapped to F1 = 2J / (1 + J): never of zero width." }
+                li { "Paired comparisons (clean vs corrupted, student vs teacher, student vs student) use McNemar's test without continuity correction (the score test; Fagerland, Lydersen & Laake 2013) and Tango's score interval of the difference (Tango 1998), which is that test inverted: an interval excludes 0 exactly when its test rejects. "
+                    "Every p-value on the page is Holm-adjusted over all the page's paired tests (Holm 1979), and each interval is at the level of the Holm step that decided it; "
+                    "a difference is called significant when the adjusted p < " (number(((1.0 - level) * 1e9).round() / 1e9)) "." }
                 li { "Severity curves pool the stages of equal severity; the break-even severity is interpolated linearly where a curve first falls below the threshold; the area is normalised by the largest severity." }
             }
         }

@@ -73,7 +73,8 @@ enum Command {
     /// precompute predictions for `file:` models).
     Texts(TextsArgs),
     /// Profile several students against one teacher (asked once per text): each student's
-    /// report and, per pair of students and stage, a paired McNemar test and Newcombe interval.
+    /// report and, per pair of students and stage, McNemar's score test and Tango's interval
+    /// (Holm-adjusted over the comparison).
     Compare(compare::CompareArgs),
     /// Merge reports (or comparisons) of disjoint text shards into the report of all the texts.
     Merge(merge::MergeArgs),

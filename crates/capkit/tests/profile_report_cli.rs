@@ -87,9 +87,13 @@ fn readme_report_example_runs_offline_and_a_failing_gate_exits_2() {
         json!({"both": 0, "student_only": 6, "teacher_only": 0, "neither": 4})
     );
     let case = &json["invariances"]["case"]["student_vs_teacher"];
-    assert_eq!(case["p"], 0.03125);
+    assert_eq!(case["p"], 0.05722351374171941);
+    assert_eq!(case["p_unadjusted"], 0.014305878435429853);
+    assert_eq!(case["adjustment"], json!({"method": "holm", "family": 4}));
+    assert_eq!(case["significant"], false);
     assert_eq!(case["difference"]["estimate"], 0.6);
-    assert_eq!(case["difference"]["method"], "newcombe_hybrid_score");
+    assert_eq!(case["difference"]["method"], "tango_score");
+    assert!(case["difference"]["lower"].as_f64().unwrap() < 0.0);
     assert_eq!(json["clean"]["agreement"]["method"], "wilson");
     assert_eq!(
         json["curves"]["keyboard_typo"]["points"][2]["severity"],
@@ -103,7 +107,7 @@ fn readme_report_example_runs_offline_and_a_failing_gate_exits_2() {
             "gate",
             report,
             "--fail-on",
-            "invariances.case.student_vs_teacher.p < 0.05",
+            "invariances.case.student_vs_teacher.p < 0.1",
             "--fail-on",
             "clean.agreement.lower < 0.3",
         ],
@@ -112,7 +116,7 @@ fn readme_report_example_runs_offline_and_a_failing_gate_exits_2() {
     assert_eq!(gate.status.code(), Some(2), "{}", stderr(&gate));
     assert_eq!(
         String::from_utf8_lossy(&gate.stdout),
-        "FAIL  invariances.case.student_vs_teacher.p = 0.03125 (fails when < 0.05)\n\
+        "FAIL  invariances.case.student_vs_teacher.p = 0.05722351374171941 (fails when < 0.1)\n\
          pass  clean.agreement.lower = 0.39677814746114537 (fails when < 0.3)\n"
     );
     assert!(
@@ -532,7 +536,8 @@ fn compare_pairs_the_readme_students_and_merges_over_shards() {
         pair["counts"]["clean"]["agree"],
         json!({"both": 6, "first_only": 1, "second_only": 3, "neither": 0})
     );
-    assert_eq!(pair["clean"]["p"], 0.625);
+    assert_eq!(pair["clean"]["p"], 1.0);
+    assert_eq!(pair["clean"]["p_unadjusted"], 0.31731050786291426);
     let b = &json["students"][PY_STUDENT_B];
     assert_eq!(b["profile"]["clean_agreement"], 0.9);
     // Student B escalates three texts, among them the one it gets wrong.

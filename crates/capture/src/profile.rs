@@ -388,7 +388,9 @@ pub fn capture_profile<S: AsRef<str>>(
 /// let json = report.to_json();
 /// // Swapped case ("GOOD") changes the student's label twice, the teacher's never.
 /// assert_eq!(json["counts"]["invariances"]["case"]["changed"]["student_only"], 2);
-/// assert_eq!(json["invariances"]["case"]["student_vs_teacher"]["p"], 0.5);
+/// // McNemar's score test: z = (2 - 0)/√2, p ≈ 0.157 (one test, nothing to adjust).
+/// assert_eq!(json["invariances"]["case"]["student_vs_teacher"]["statistic"], 2f64.sqrt());
+/// assert_eq!(json["invariances"]["case"]["student_vs_teacher"]["significant"], false);
 /// assert_eq!(report.capture_profile().unwrap().invariances["case"].student_violation_rate, 2.0 / 3.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -405,9 +407,9 @@ pub fn capture_profile_report<S: AsRef<str>>(
 
 /// Profiles several students against one teacher on one suite, the teacher's answers computed
 /// once (each distinct text reaches the teacher once, whatever the number of students): each
-/// student's report and, for every pair of students, per stage the paired McNemar test of their
-/// agreement with the teacher (of their violation rates, per invariance) and Newcombe's interval
-/// of the difference. Students are named for the report; a name used twice is an error.
+/// student's report and, for every pair of students, per stage McNemar's score test of their
+/// agreement with the teacher (of their violation rates, per invariance) and Tango's interval
+/// of the difference, p-values Holm-adjusted over the comparison. Students are named for the report; a name used twice is an error.
 ///
 /// ```
 /// use capture::compare_students;
@@ -423,7 +425,9 @@ pub fn capture_profile_report<S: AsRef<str>>(
 /// let json = comparison.to_json();
 /// // "good" agrees on all 8 texts, "bad" on 3: the 5 discordant pairs all favour "good".
 /// assert_eq!(json["pairs"][0]["clean"]["difference"]["estimate"], 5.0 / 8.0);
-/// assert_eq!(json["pairs"][0]["clean"]["p"], 0.0625);
+/// // z = 5/√5, p ≈ 0.025 < 0.05, and Tango's interval agrees (it excludes 0).
+/// assert_eq!(json["pairs"][0]["clean"]["significant"], true);
+/// assert!(json["pairs"][0]["clean"]["difference"]["lower"].as_f64().unwrap() > 0.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn compare_students<S: AsRef<str>>(

@@ -22,7 +22,7 @@
 //! [`extractive_capture_report`] adds a per-field [`FieldBreakdown`] (TP/FP/FN and F1 per field,
 //! per stage) beside the upstream-shaped profile, for finding which field fell.
 //! [`extractive_profile_report`] returns the counts behind the profile as a mergeable
-//! [`ProfileReport`] (delta-method intervals on every F1, paired
+//! [`ProfileReport`] (never zero-width intervals on every F1, paired
 //! tests on exact record matches, severity curves), and [`compare_students`] runs several
 //! students against one teacher, the teacher's answers computed once.
 //!

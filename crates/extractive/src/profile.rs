@@ -62,7 +62,8 @@ pub fn extractive_capture_report<S: AsRef<str>, F: AsRef<str>>(
 
 /// [`extractive_capture_profile`] with the counts behind it: a [`ProfileReport`] whose
 /// [`extractive_profile`](ProfileReport::extractive_profile) is exactly the profile, and whose
-/// [`to_json`](ProfileReport::to_json) adds delta-method intervals on every micro F1, Wilson
+/// [`to_json`](ProfileReport::to_json) adds an interval on every micro F1 (Wilson at the
+/// effective number of fields, never zero-width), Wilson
 /// intervals on exact-match, validity and violation rates, paired tests (on exact record
 /// matches), the student's F1 against severity, and the abstention analysis (agreement = an
 /// exact record match). Reports over other texts of the same suite and models
@@ -81,7 +82,7 @@ pub fn extractive_capture_report<S: AsRef<str>, F: AsRef<str>>(
 /// let json = report.to_json();
 /// assert_eq!(json["counts"]["clean"]["student"]["tp"], 1);
 /// assert_eq!(json["clean"]["f1"]["estimate"], 2.0 / 3.0);
-/// assert_eq!(json["clean"]["f1"]["method"], "delta_method_ratio");
+/// assert_eq!(json["clean"]["f1"]["method"], "wilson_effective_f1");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn extractive_profile_report<S: AsRef<str>, F: AsRef<str>>(
@@ -114,8 +115,8 @@ pub fn extractive_profile_report_with_fields<S: AsRef<str>, F: AsRef<str>>(
 
 /// Profiles several extraction students against one teacher on one suite, the teacher's
 /// answers computed once: each student's report and, for every pair of students, per stage the
-/// paired McNemar test of their exact-match rates against the gold (of their violation rates,
-/// per invariance) with Newcombe's interval of the difference. A student name used twice is an
+/// McNemar's score test of their exact-match rates against the gold (of their violation rates,
+/// per invariance) with Tango's interval of the difference, Holm-adjusted over the comparison. A student name used twice is an
 /// error.
 pub fn compare_students<S: AsRef<str>, F: AsRef<str>>(
     teacher: &dyn Model,

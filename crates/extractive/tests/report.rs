@@ -162,7 +162,7 @@ fn the_report_has_f1_intervals_exact_match_tests_and_curves() {
     assert_eq!(json["curves"]["keyboard_typo"]["metric"], "f1");
     assert_eq!(
         json["corruptions"]["typo_30"]["clean_vs_corrupted"]["test"],
-        "mcnemar_exact"
+        "mcnemar_score"
     );
     // Swapped case changes every value the teacher extracts; single spaces change nothing.
     assert_eq!(
@@ -216,7 +216,10 @@ fn compare_students_asks_the_teacher_once_and_pairs_exact_matches() {
     assert_eq!(clean["first_only"], 0);
     assert_eq!(clean["second_only"], 12);
     assert_eq!(json["pairs"][0]["clean"]["difference"]["estimate"], -0.5);
-    assert!(json["pairs"][0]["clean"]["p"].as_f64().unwrap() < 0.001);
+    // z = 12/√12, p_unadjusted ≈ 0.0005, then Holm-adjusted over every stage of the pair.
+    assert!(json["pairs"][0]["clean"]["p_unadjusted"].as_f64().unwrap() < 0.001);
+    assert!(json["pairs"][0]["clean"]["p"].as_f64().unwrap() < 0.01);
+    assert_eq!(json["pairs"][0]["clean"]["significant"], true);
     assert_eq!(
         extractive::Comparison::from_json(&json).unwrap(),
         comparison

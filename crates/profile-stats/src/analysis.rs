@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::counts::{AbstentionCounts, AgreeSplit, ClassifyCounts, ExtractCounts, FieldSums};
 use crate::curve::{CurveInput, SeverityCurve, severity_curve};
 use crate::interval::{Interval, Level, Method, f1_interval, wilson};
-use crate::paired::{PairedTest, paired_test};
+use crate::paired::{PairedTest, adjust_family, paired_test};
 use crate::ppi::PpiSums;
 use crate::report::{Settings, SuiteDescriptor};
 use crate::sample::estimate_rate;
@@ -51,7 +51,8 @@ pub struct Estimated {
     pub method: String,
     /// The power-tuning weight chosen (`null` with no teacher answer).
     pub lambda: Option<f64>,
-    /// The paired test's `p` is the exact McNemar test on the sampled texts only.
+    /// The paired test's `p` is McNemar's score test on the sampled texts only (Holm-adjusted
+    /// with the report's other tests).
     pub p_on: String,
 }
 
@@ -191,6 +192,25 @@ pub struct AbstentionAnalysis {
     pub both_answered: BothAnswered,
 }
 
+/// Holm's correction over every paired test of a report's analysis: its corruptions, then its
+/// invariances (a macro: the two analyses are different types with the same fields).
+macro_rules! adjust {
+    ($analysis:expr, $level:expr) => {{
+        let mut family: Vec<&mut PairedTest> = $analysis
+            .corruptions
+            .values_mut()
+            .map(|c| &mut c.clean_vs_corrupted)
+            .chain(
+                $analysis
+                    .invariances
+                    .values_mut()
+                    .map(|i| &mut i.student_vs_teacher),
+            )
+            .collect();
+        adjust_family(&mut family, $level);
+    }};
+}
+
 /// The figures of a classifier report.
 pub fn classify(
     counts: &ClassifyCounts,
@@ -271,7 +291,7 @@ pub fn classify(
                 .map(|c| (c.agree.table().second(), sample.map_or(n, |s| s.labelled)))
         },
     );
-    ClassifyAnalysis {
+    let mut analysis = ClassifyAnalysis {
         clean: ClassifyClean {
             agreement: wilson(counts.clean.agree, n, level),
         },
@@ -279,7 +299,9 @@ pub fn classify(
         invariances,
         curves,
         abstention: counts.abstention.as_ref().map(|a| abstention(a, level)),
-    }
+    };
+    adjust!(analysis, level);
+    analysis
 }
 
 /// A sampled rate's estimate and interval, `exact − rate` for the fully observed rate `exact`
@@ -317,7 +339,7 @@ fn sampled(
         texts: sums.all,
         method: Method::PpiPowerTuned.name().to_owned(),
         lambda: e.map(|e| e.lambda),
-        p_on: "the sampled texts (exact McNemar)".into(),
+        p_on: "the sampled texts (McNemar's score test)".into(),
     };
     (rate, difference, how)
 }
@@ -373,7 +395,7 @@ pub fn extract(
     let curves = curves(suite, "f1", clean, n, settings, |name| {
         counts.corruptions.get(name).map(|c| f1_point(&c.student))
     });
-    ExtractAnalysis {
+    let mut analysis = ExtractAnalysis {
         clean: ExtractClean {
             f1: f1_interval(&counts.clean.student, n, level),
             exact_match: wilson(counts.clean.exact, n, level),
@@ -386,7 +408,9 @@ pub fn extract(
         invariances,
         curves,
         abstention: counts.abstention.as_ref().map(|a| abstention(a, level)),
-    }
+    };
+    adjust!(analysis, level);
+    analysis
 }
 
 /// One curve per family of corruptions with a severity, families in order of first appearance.

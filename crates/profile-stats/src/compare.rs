@@ -9,7 +9,7 @@ use std::ops::AddAssign;
 
 use crate::counts::{FirstVsSecond, add_stages, named, same_stages};
 use crate::interval::{Interval, Method};
-use crate::paired::{PairedTest, paired_test};
+use crate::paired::{PairedTest, adjust_family, paired_test};
 use crate::ppi::{PpiSums, Tuning};
 use crate::report::{ProfileReport, Task, check_format, field, methods, same, value};
 
@@ -189,7 +189,7 @@ impl Pair {
 }
 
 /// One teacher against several students on one suite: each student's report, and for every
-/// pair of students the paired counts behind a McNemar test and a Newcombe interval per stage.
+/// pair of students the paired counts behind a McNemar test and a Tango interval per stage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
     /// The teacher's name, when known.
@@ -205,9 +205,8 @@ struct PairFigures<'a> {
     first: &'a str,
     second: &'a str,
     counts: &'a PairCounts,
-    clean: PairedTest,
-    corruptions: IndexMap<&'a str, PairedTest>,
-    invariances: IndexMap<&'a str, PairedTest>,
+    #[serde(flatten)]
+    tests: &'a PairTests,
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     estimated: IndexMap<&'a str, PairEstimated>,
 }
@@ -223,8 +222,9 @@ struct PairEstimated {
     lambda: Option<f64>,
 }
 
-/// A pair's corruption test: Newcombe on the table, or with a teacher sample the
-/// prediction-powered interval of the difference (McNemar's `p` on the sampled texts).
+/// A pair's corruption test: Tango and McNemar's score test on the table, or with a teacher
+/// sample the prediction-powered interval of the difference (McNemar's `p` on the sampled
+/// texts; the interval widened to 0 when that test does not reject, see [`adjust_family`]).
 fn corruption_test(c: &PairAgreement, level: crate::Level) -> PairedTest {
     let mut test = paired_test(&c.agree.table(), level);
     if let Some(sums) = &c.sampled {
@@ -238,6 +238,18 @@ fn corruption_test(c: &PairAgreement, level: crate::Level) -> PairedTest {
         };
     }
     test
+}
+
+/// The paired tests of one pair of students, per stage (first minus second), adjusted with every
+/// other test of the comparison ([`Comparison::pair_tests`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairTests {
+    /// Agreement with the teacher on the clean texts (extractors: exact record match).
+    pub clean: PairedTest,
+    /// The same, per corruption (suite order).
+    pub corruptions: IndexMap<String, PairedTest>,
+    /// Violation rate, per invariance (suite order).
+    pub invariances: IndexMap<String, PairedTest>,
 }
 
 /// What a reader takes of a pair (its figures are recomputed, never read).
@@ -328,8 +340,9 @@ impl Comparison {
     /// The whole comparison as JSON: `format`, `task`, `suite`, `teacher`, `settings`, every
     /// student's full report under `students`, and under `pairs`, for every pair of students,
     /// the paired counts and per stage the difference (first minus second: agreement with the
-    /// teacher on clean texts and corruptions, violation rate on invariances) with Newcombe's
-    /// interval and the exact McNemar p-value.
+    /// teacher on clean texts and corruptions, violation rate on invariances) with Tango's
+    /// interval and McNemar's score test, p-values Holm-adjusted over the whole comparison
+    /// ([`Comparison::pair_tests`]).
     pub fn to_json(&self) -> Value {
         let first = self.students.values().next();
         let mut out = Map::new();
@@ -348,24 +361,13 @@ impl Comparison {
         let pairs: Vec<Value> = self
             .pairs
             .iter()
-            .map(|p| {
+            .zip(self.pair_tests())
+            .map(|(p, tests)| {
                 value(&PairFigures {
                     first: &p.first,
                     second: &p.second,
                     counts: &p.counts,
-                    clean: paired_test(&p.counts.clean.agree.table(), level),
-                    corruptions: p
-                        .counts
-                        .corruptions
-                        .iter()
-                        .map(|(k, c)| (k.as_str(), corruption_test(c, level)))
-                        .collect(),
-                    invariances: p
-                        .counts
-                        .invariances
-                        .iter()
-                        .map(|(k, c)| (k.as_str(), paired_test(&c.changed.table(), level)))
-                        .collect(),
+                    tests: &tests,
                     estimated: p
                         .counts
                         .corruptions
@@ -399,6 +401,47 @@ impl Comparison {
         }
         out.insert("methods".into(), glossary);
         Value::Object(out)
+    }
+
+    /// The paired tests of every pair (in `pairs` order), Holm-adjusted together: the family is
+    /// every stage of every pair, so that a page listing them all never holds an unadjusted
+    /// p-value (each student's own report adjusts its own tests separately).
+    pub fn pair_tests(&self) -> Vec<PairTests> {
+        let level = self
+            .students
+            .values()
+            .next()
+            .map(|r| r.settings.level)
+            .unwrap_or_default();
+        let mut all: Vec<PairTests> = self
+            .pairs
+            .iter()
+            .map(|p| PairTests {
+                clean: paired_test(&p.counts.clean.agree.table(), level),
+                corruptions: p
+                    .counts
+                    .corruptions
+                    .iter()
+                    .map(|(k, c)| (k.clone(), corruption_test(c, level)))
+                    .collect(),
+                invariances: p
+                    .counts
+                    .invariances
+                    .iter()
+                    .map(|(k, c)| (k.clone(), paired_test(&c.changed.table(), level)))
+                    .collect(),
+            })
+            .collect();
+        let mut family: Vec<&mut PairedTest> = all
+            .iter_mut()
+            .flat_map(|t| {
+                std::iter::once(&mut t.clean)
+                    .chain(t.corruptions.values_mut())
+                    .chain(t.invariances.values_mut())
+            })
+            .collect();
+        adjust_family(&mut family, level);
+        all
     }
 
     /// Reads a comparison written by [`Comparison::to_json`] (counts and names only; figures are

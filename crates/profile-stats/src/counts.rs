@@ -604,7 +604,9 @@ impl ClassifyCounts {
 pub struct ExtractCleanCounts {
     /// The student's clean records against the teacher's (the gold).
     pub student: FieldSums,
-    /// Clean texts whose student record matches the gold exactly (no FP, no FN).
+    /// Clean texts whose student record matches the gold exactly: no FP and no FN, i.e. every
+    /// reference field predicted equal (Python `==`, a missing key counting as `null`, as
+    /// upstream scores a field) and no key outside the reference.
     pub exact: u64,
     /// Clean student records that are complete and grounded.
     pub student_valid: u64,

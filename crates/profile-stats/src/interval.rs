@@ -72,14 +72,21 @@ pub enum Method {
     /// sampled ([`crate::PPI_DESCRIPTION`]). Not in [`Method::ALL`]: only sampled reports name
     /// it, and only their glossary lists it.
     PpiPowerTuned,
+    /// Tango's score interval for a difference of paired proportions (Tango 1998, Stat Med
+    /// 17:891-908), the inversion of McNemar's score test.
+    TangoScore,
+    /// Micro F1 through the micro Jaccard index `J = tp / (tp + fp + fn)` (`F1 = 2J/(1 + J)`):
+    /// Wilson's interval for `J` at the effective number of fields (Kish's design effect from
+    /// the delta-method variance over texts, never below 1), mapped to F1.
+    WilsonEffectiveF1,
 }
 
 impl Method {
     /// Every method a full profile's report names, for its glossary.
     pub const ALL: [Method; 3] = [
         Method::Wilson,
-        Method::DeltaMethodRatio,
-        Method::NewcombeHybridScore,
+        Method::WilsonEffectiveF1,
+        Method::TangoScore,
     ];
 
     /// The method's name in JSON.
@@ -89,6 +96,8 @@ impl Method {
             Method::DeltaMethodRatio => "delta_method_ratio",
             Method::NewcombeHybridScore => "newcombe_hybrid_score",
             Method::PpiPowerTuned => crate::sample::PPI_METHOD,
+            Method::TangoScore => "tango_score",
+            Method::WilsonEffectiveF1 => "wilson_effective_f1",
         }
     }
 
@@ -111,6 +120,23 @@ impl Method {
                  null and the interval [-1, 1]"
             }
             Method::PpiPowerTuned => crate::sample::PPI_DESCRIPTION,
+            Method::TangoScore => {
+                "Tango's score interval for the difference of two paired proportions (Tango \
+                 1998, Stat Med 17:891-908; recommended by Fagerland, Lydersen & Laake 2014, \
+                 Stat Med 33:2850-2875): every difference the score test does not reject at the \
+                 interval's level; at a difference of 0 that test is McNemar's without continuity \
+                 correction (mcnemar_score), so interval and p never contradict each other; n = \
+                 0 gives estimate null and the interval [-1, 1]"
+            }
+            Method::WilsonEffectiveF1 => {
+                "micro F1 = 2 tp / (2 tp + fp + fn) = 2J / (1 + J) with J = tp / (tp + fp + fn): \
+                 Wilson's interval for J with the effective number of fields N / deff, N = tp + \
+                 fp + fn and deff = max(1, delta-method variance of J over texts (ddof = 1) / \
+                 (J (1 - J) / N)) (Kish's design effect; Wilson with an effective sample size as \
+                 in Korn & Graubard 1998, Survey Methodology 24:193-201), mapped to F1; never zero \
+                 width at finite n (coverage checked by simulation in the tests); fewer than two \
+                 texts, or no fields at all, give [0, 1]"
+            }
         }
     }
 }
@@ -166,28 +192,80 @@ pub(crate) fn wilson_limits(successes: u64, n: u64, level: Level) -> (f64, f64) 
     }
     let k = successes.min(n);
     let nf = n as f64;
-    let q = k as f64 / nf;
-    let z = level.z();
+    let (lower, upper) = wilson_formula(k as f64 / nf, nf, level.z());
+    // At k = 0 (k = n) the lower (upper) limit is exactly 0 (1); the formula leaves rounding
+    // noise of either sign there.
+    let lower = if k == 0 { 0.0 } else { lower };
+    let upper = if k == n { 1.0 } else { upper };
+    (lower, upper)
+}
+
+/// Wilson's formula for a proportion `q` over `nf > 0` (possibly fractional) trials, clipped.
+fn wilson_formula(q: f64, nf: f64, z: f64) -> (f64, f64) {
     let z2 = z * z;
     let denom = 1.0 + z2 / nf;
     let center = (q + z2 / (2.0 * nf)) / denom;
     let dist = z * (q * (1.0 - q) / nf + z2 / (4.0 * nf * nf)).sqrt() / denom;
-    // At k = 0 (k = n) the lower (upper) limit is exactly 0 (1); the formula leaves rounding
-    // noise of either sign there.
-    let lower = if k == 0 {
-        0.0
-    } else {
-        (center - dist).clamp(0.0, 1.0)
-    };
-    let upper = if k == n {
-        1.0
-    } else {
-        (center + dist).clamp(0.0, 1.0)
-    };
-    (lower, upper)
+    (
+        (center - dist).clamp(0.0, 1.0),
+        (center + dist).clamp(0.0, 1.0),
+    )
 }
 
-/// The delta-method interval of micro F1 over `n` texts from its sufficient sums.
+/// The interval of micro F1 over `n` texts from its sufficient sums, never of zero width at
+/// finite `n` ([`Method::WilsonEffectiveF1`]).
+///
+/// Micro F1 is a monotone function of the micro Jaccard index, `F1 = 2J/(1 + J)` with
+/// `J = tp / N`, `N = tp + fp + fn` field outcomes. Fields of one text are not independent, so
+/// `J` gets Wilson's interval at the *effective* number of fields `N / deff`, with Kish's design
+/// effect `deff = max(1, Var_delta(J) / (J(1 − J)/N))` from the delta-method variance of the
+/// ratio over texts (sample covariance, ddof = 1); the limits are mapped back to F1. When every
+/// text scores the same (all perfect, say) the design effect is 1 and the interval is Wilson's
+/// over the fields, not the delta method's zero width. Coverage is checked by a seeded
+/// simulation in the tests (`tests/f1_coverage.rs`); the formula against statsmodels'
+/// `proportion_confint` and `NonlinearDeltaCov` (fixture `f1_effective.json`).
+///
+/// Degenerate inputs: `n = 0` gives the estimate `None` and `[0, 1]`; one text, or no field on
+/// either side anywhere (F1 is then `1.0`, upstream's convention), gives `[0, 1]`.
+///
+/// ```
+/// use profile_stats::{FieldSums, Level, f1_interval};
+///
+/// let mut perfect = FieldSums::default();
+/// perfect.record_n(3, 0, 0, 4000); // 4,000 texts, every field right
+/// let i = f1_interval(&perfect, 4000, Level::DEFAULT);
+/// assert_eq!(i.estimate, Some(1.0));
+/// assert!(i.upper == 1.0 && i.lower < 1.0 && i.lower > 0.999);
+/// ```
+pub fn f1_interval(sums: &FieldSums, n: u64, level: Level) -> Interval {
+    let mut interval = Interval {
+        estimate: (n > 0).then(|| sums.f1()),
+        lower: 0.0,
+        upper: 1.0,
+        level: level.get(),
+        method: Method::WilsonEffectiveF1,
+    };
+    let (t, e) = (sums.tp as f64, (sums.fp + sums.fn_) as f64);
+    let fields = t + e;
+    if n < 2 || fields == 0.0 {
+        return interval;
+    }
+    let nf = n as f64;
+    let deff = if t > 0.0 && e > 0.0 {
+        // Var_delta(J) / (J(1 − J)/N) = R·n / ((n − 1)·N·T·E), R = Σ(tpᵢE − T·errᵢ)².
+        (sums.residual_square_sum() * nf / ((nf - 1.0) * fields * t * e)).max(1.0)
+    } else {
+        1.0
+    };
+    let (lower, upper) = wilson_formula(t / fields, fields / deff, level.z());
+    let f1 = |j: f64| 2.0 * j / (1.0 + j);
+    interval.lower = if t == 0.0 { 0.0 } else { f1(lower) };
+    interval.upper = if e == 0.0 { 1.0 } else { f1(upper) };
+    interval
+}
+
+/// The delta-method interval of micro F1 over `n` texts from its sufficient sums (reports use
+/// [`f1_interval`] instead: this one is zero-width whenever every text scores the same).
 ///
 /// Micro F1 is the ratio `R = Σaᵢ / Σbᵢ` with `aᵢ = 2tpᵢ` and `bᵢ = 2tpᵢ + fpᵢ + fnᵢ` per text.
 /// Its delta-method variance with the sample covariance (ddof = 1) is
@@ -198,8 +276,8 @@ pub(crate) fn wilson_limits(successes: u64, n: u64, level: Level) -> (f64, f64) 
 /// Degenerate inputs: `n = 0` gives the estimate `None` and `[0, 1]`; one text, or no field on
 /// either side anywhere (F1 is then `1.0`, upstream's convention), gives `[0, 1]`, since there is
 /// no variance to estimate. Texts that all score the same ratio give a zero-width interval (the
-/// delta method's known blind spot at the boundary).
-pub fn f1_interval(sums: &FieldSums, n: u64, level: Level) -> Interval {
+/// delta method's known blind spot, the reason reports use [`f1_interval`]).
+pub fn f1_delta_interval(sums: &FieldSums, n: u64, level: Level) -> Interval {
     let mut interval = Interval {
         estimate: (n > 0).then(|| sums.f1()),
         lower: 0.0,
@@ -248,19 +326,30 @@ mod tests {
     #[test]
     fn f1_degenerate_inputs_are_documented_values() {
         let mut sums = FieldSums::default();
-        let i = f1_interval(&sums, 0, Level::DEFAULT);
+        let i = f1_delta_interval(&sums, 0, Level::DEFAULT);
         assert_eq!((i.estimate, i.lower, i.upper), (None, 0.0, 1.0));
         sums.record(3, 0, 1);
-        let i = f1_interval(&sums, 1, Level::DEFAULT);
+        let i = f1_delta_interval(&sums, 1, Level::DEFAULT);
         assert_eq!((i.estimate, i.lower, i.upper), (Some(6.0 / 7.0), 0.0, 1.0));
         // Two texts without fields: F1 is 1.0 by convention, with no information.
-        let i = f1_interval(&FieldSums::default(), 2, Level::DEFAULT);
+        let i = f1_delta_interval(&FieldSums::default(), 2, Level::DEFAULT);
         assert_eq!((i.estimate, i.lower, i.upper), (Some(1.0), 0.0, 1.0));
-        // All perfect: zero width at 1.
+        // All perfect: zero width at 1 for the delta method, not for the reports' interval.
         let mut perfect = FieldSums::default();
         perfect.record(2, 0, 0);
         perfect.record(3, 0, 0);
-        let i = f1_interval(&perfect, 2, Level::DEFAULT);
+        let i = f1_delta_interval(&perfect, 2, Level::DEFAULT);
         assert_eq!((i.estimate, i.lower, i.upper), (Some(1.0), 1.0, 1.0));
+        let i = f1_interval(&perfect, 2, Level::DEFAULT);
+        assert_eq!((i.estimate, i.upper), (Some(1.0), 1.0));
+        assert!(i.lower > 0.0 && i.lower < 1.0);
+        let i = f1_interval(&FieldSums::default(), 2, Level::DEFAULT);
+        assert_eq!((i.estimate, i.lower, i.upper), (Some(1.0), 0.0, 1.0));
+        // All wrong: zero width at 0 for neither.
+        let mut wrong = FieldSums::default();
+        wrong.record_n(0, 1, 2, 50);
+        let i = f1_interval(&wrong, 50, Level::DEFAULT);
+        assert_eq!((i.estimate, i.lower), (Some(0.0), 0.0));
+        assert!(i.upper > 0.0);
     }
 }

@@ -12,13 +12,16 @@
 //!   TP/FP/FN and the sums of squares the delta method needs ([`FieldSums`]). They are folds
 //!   over per-text outcomes (`record`) and add (`merge`): counts over two text sets merge into
 //!   exactly the counts over their union.
-//! * **Intervals** on every rate: Wilson score intervals ([`wilson`]) and, for micro F1, the
-//!   delta-method interval of a ratio of sums ([`f1_interval`]); the level is configurable
-//!   ([`Level`], 95 % by default). Both match statsmodels (fixtures in `fixtures/`).
-//! * **Paired tests** where the data are paired: the exact McNemar p-value ([`mcnemar_exact`])
-//!   and Newcombe's hybrid score interval for the paired difference ([`newcombe_difference`],
-//!   Newcombe 1998, method 10), per corruption (clean vs corrupted) and per invariance (student
-//!   vs teacher), and between students ([`Comparison`]).
+//! * **Intervals** on every rate: Wilson score intervals ([`wilson`]) and, for micro F1, Wilson's
+//!   interval of the micro Jaccard index at the effective number of fields ([`f1_interval`],
+//!   never zero-width); the level is configurable ([`Level`], 95 % by default). Both match
+//!   statsmodels (fixtures in `fixtures/`).
+//! * **Paired tests** where the data are paired: McNemar's score test ([`mcnemar_score`]) and
+//!   Tango's score interval for the paired difference ([`tango_difference`], Tango 1998), which
+//!   is that test inverted, so the two never contradict each other; per corruption (clean vs
+//!   corrupted) and per invariance (student vs teacher), and between students
+//!   ([`Comparison`]). Every p-value of a document is Holm-adjusted over all its tests
+//!   ([`adjust_family`]), each interval at the level of its Holm step.
 //! * **Prediction-powered means** ([`PpiSums`]): PPI and power-tuned PPI++ estimates and
 //!   intervals of a mean observed on a uniform sample with a surrogate on every text (a profile
 //!   that asked its teacher about a sample of the transformed texts); `ppi_py`'s formulas
@@ -58,7 +61,10 @@
 //! assert_eq!(a.merge(&b)?, all);
 //! let json = all.to_json();
 //! assert_eq!(json["invariances"]["case"]["student_violation"]["estimate"], 2.0 / 3.0);
-//! assert_eq!(json["invariances"]["case"]["student_vs_teacher"]["p"], 0.5);
+//! // Two tests in the report (one corruption, one invariance): Holm-adjusted over both.
+//! let test = &json["invariances"]["case"]["student_vs_teacher"];
+//! assert_eq!(test["adjustment"], serde_json::json!({"method": "holm", "family": 2}));
+//! assert!(test["p"].as_f64() >= test["p_unadjusted"].as_f64());
 //! # Ok::<(), profile_stats::Error>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -80,7 +86,8 @@ mod report;
 mod sample;
 
 pub use compare::{
-    COMPARISON_FORMAT, Comparison, Pair, PairAgreement, PairChanges, PairCounts, StudentOutcomes,
+    COMPARISON_FORMAT, Comparison, Pair, PairAgreement, PairChanges, PairCounts, PairTests,
+    StudentOutcomes,
 };
 pub use counts::{
     AbstentionCounts, AgreeSplit, ClassifyCounts, CleanCounts, CleanVsCorrupted, CorruptionCounts,
@@ -90,10 +97,11 @@ pub use counts::{
 pub use curve::{BreakEven, CurveInput, CurvePoint, SeverityCurve, severity_curve};
 pub use error::Error;
 pub use gate::{GATE_GRAMMAR, Gate, GateOutcome, Op, numeric_paths};
-pub use interval::{Interval, Level, Method, f1_interval, wilson};
-pub use normal::normal_quantile;
+pub use interval::{Interval, Level, Method, f1_delta_interval, f1_interval, wilson};
+pub use normal::{normal_quantile, normal_two_sided_tail};
 pub use paired::{
-    PairedTable, PairedTest, TestMethod, mcnemar_exact, newcombe_difference, paired_test,
+    AdjustMethod, Adjustment, PairedTable, PairedTest, TestMethod, adjust_family, holm,
+    mcnemar_exact, mcnemar_score, newcombe_difference, paired_test, tango_difference,
 };
 pub use ppi::{PpiEstimate, PpiSums, Tuning};
 pub use report::{

@@ -9,7 +9,7 @@ use crate::Error;
 use crate::analysis;
 use crate::counts::{ClassifyCounts, ExtractCounts};
 use crate::interval::{Level, Method};
-use crate::paired::TestMethod;
+use crate::paired::{AdjustMethod, TestMethod};
 
 /// The `format` of a report; a reader refuses any other.
 pub const REPORT_FORMAT: &str = "capkit-profile-report/1";
@@ -438,8 +438,12 @@ pub(crate) fn methods() -> Value {
         m.insert(method.name().into(), method.description().into());
     }
     m.insert(
-        TestMethod::McnemarExact.name().into(),
-        TestMethod::McnemarExact.description().into(),
+        TestMethod::McnemarScore.name().into(),
+        TestMethod::McnemarScore.description().into(),
+    );
+    m.insert(
+        AdjustMethod::Holm.name().into(),
+        AdjustMethod::Holm.description().into(),
     );
     Value::Object(m)
 }

@@ -1,11 +1,12 @@
 //! The statistics against their references: statsmodels (fixtures generated once by
-//! `fixtures/make_fixtures.py` and committed), ppi_py (`fixtures/make_ppi_fixtures.py`, likewise)
+//! `fixtures/make_fixtures.py` and committed; Tango's interval against an independent numerical
+//! maximisation with scipy), ppi_py (`fixtures/make_ppi_fixtures.py`, likewise)
 //! and the worked examples of Newcombe (1998).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use profile_stats::{
-    FieldSums, Level, PairedTable, PpiSums, Tuning, f1_interval, mcnemar_exact,
-    newcombe_difference, wilson,
+    FieldSums, Level, PairedTable, PpiSums, Tuning, f1_delta_interval, f1_interval, holm,
+    mcnemar_exact, mcnemar_score, newcombe_difference, tango_difference, wilson,
 };
 use serde_json::Value;
 
@@ -61,17 +62,8 @@ fn golden_f1_delta_interval_matches_statsmodels_nonlinear_delta_cov() {
     let cases = cases(include_str!("../fixtures/ratio.json"));
     assert!(cases.len() > 40);
     for c in &cases {
-        let s = &c["sums"];
-        let sums = FieldSums {
-            tp: u(&s["tp"]),
-            fp: u(&s["fp"]),
-            fn_: u(&s["fn"]),
-            tp_sq: u(&s["tp_sq"]),
-            tp_err: u(&s["tp_err"]),
-            err_sq: u(&s["err_sq"]),
-        };
         let (n, level) = (u(&c["n"]), f(&c["level"]));
-        let i = f1_interval(&sums, n, Level::new(level).unwrap());
+        let i = f1_delta_interval(&sums_of(&c["sums"]), n, Level::new(level).unwrap());
         assert_eq!(i.estimate, Some(f(&c["estimate"])), "{}", c["name"]);
         // statsmodels does not clip; the report's interval is clipped to [0, 1].
         for (got, want) in [(i.lower, f(&c["lower"])), (i.upper, f(&c["upper"]))] {
@@ -205,4 +197,98 @@ fn golden_ppi_mean_matches_ppi_py_ppi_mean_ci() {
         }
     }
     assert_eq!(clipped, [true, true], "the cases clip lambda at both ends");
+}
+
+fn sums_of(s: &Value) -> FieldSums {
+    FieldSums {
+        tp: u(&s["tp"]),
+        fp: u(&s["fp"]),
+        fn_: u(&s["fn"]),
+        tp_sq: u(&s["tp_sq"]),
+        tp_err: u(&s["tp_err"]),
+        err_sq: u(&s["err_sq"]),
+    }
+}
+
+#[test]
+fn golden_mcnemar_score_matches_statsmodels_without_correction() {
+    let cases = cases(include_str!("../fixtures/mcnemar_score.json"));
+    assert!(cases.len() > 140);
+    for c in &cases {
+        let (b, cc, want) = (u(&c["b"]), u(&c["c"]), f(&c["p"]));
+        let (z, got) = mcnemar_score(b, cc);
+        let ok = if want < 1e-290 {
+            got < 1e-280
+        } else {
+            (got - want).abs() <= 1e-12 * want
+        };
+        assert!(ok, "mcnemar_score({b}, {cc}): {got} vs statsmodels {want}");
+        assert_eq!(z, -mcnemar_score(cc, b).0, "antisymmetric");
+    }
+}
+
+#[test]
+fn golden_tango_matches_an_independent_scipy_inversion() {
+    let cases = cases(include_str!("../fixtures/tango.json"));
+    assert!(cases.len() > 200);
+    let mut excluded = 0;
+    for c in &cases {
+        let t: Vec<u64> = c["table"].as_array().unwrap().iter().map(u).collect();
+        let table = PairedTable {
+            both: t[0],
+            first_only: t[1],
+            second_only: t[2],
+            neither: t[3],
+        };
+        let level = f(&c["level"]);
+        let i = tango_difference(&table, Level::new(level).unwrap());
+        // scipy's limits come from a numerical optimum (xatol 1e-14) and brentq (xtol 1e-13).
+        for (got, want) in [(i.lower, f(&c["lower"])), (i.upper, f(&c["upper"]))] {
+            assert!(
+                (got - want).abs() <= 1e-8,
+                "tango({t:?}, {level}): {got} vs scipy {want}"
+            );
+        }
+        // The law, against statsmodels' p-value: excludes 0 iff p < alpha.
+        let (_, p) = mcnemar_score(table.first_only, table.second_only);
+        assert!((p - f(&c["p"])).abs() <= 1e-12 * f(&c["p"]).max(1e-300));
+        let excludes = i.lower > 0.0 || i.upper < 0.0;
+        assert_eq!(excludes, p < 1.0 - level, "tango({t:?}, {level}): p = {p}");
+        excluded += usize::from(excludes);
+    }
+    assert!(
+        excluded > 30 && excluded < cases.len() - 30,
+        "both outcomes tested"
+    );
+}
+
+#[test]
+fn golden_holm_matches_statsmodels_multipletests() {
+    for c in cases(include_str!("../fixtures/holm.json")) {
+        let p: Vec<f64> = c["p"].as_array().unwrap().iter().map(f).collect();
+        let want: Vec<f64> = c["holm"].as_array().unwrap().iter().map(f).collect();
+        let got = holm(&p);
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() <= 1e-15, "holm({p:?}): {got:?} vs {want:?}");
+        }
+    }
+}
+
+#[test]
+fn golden_f1_interval_matches_statsmodels_wilson_at_the_effective_size() {
+    let cases = cases(include_str!("../fixtures/f1_effective.json"));
+    assert!(cases.len() > 40);
+    for c in &cases {
+        let (n, level) = (u(&c["n"]), f(&c["level"]));
+        let i = f1_interval(&sums_of(&c["sums"]), n, Level::new(level).unwrap());
+        assert_eq!(i.estimate, Some(f(&c["estimate"])), "{}", c["name"]);
+        for (got, want) in [(i.lower, f(&c["lower"])), (i.upper, f(&c["upper"]))] {
+            assert!(
+                (got - want).abs() <= 1e-12,
+                "{} (level {level}): {got} vs statsmodels {want}",
+                c["name"]
+            );
+        }
+        assert!(i.upper > i.lower, "{}: never zero-width", c["name"]);
+    }
 }

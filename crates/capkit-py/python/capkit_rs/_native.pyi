@@ -171,7 +171,7 @@ def capture_profile_report(
     teacher_seed: int = 0,
 ) -> Dict[str, Any]:
     """The counts behind ``capture_profile`` with every figure derived from them (Wilson intervals,
-    exact McNemar tests with Newcombe intervals, severity curves): the ``capkit-profile-report/1``
+    McNemar score tests with Tango intervals, Holm-adjusted, severity curves): the ``capkit-profile-report/1``
     JSON as a ``dict``. ``report["profile"]`` is the profile (probe predictions as ``str()``).
     With ``teacher_sample`` (a fraction) or ``teacher_budget`` (teacher calls on transformed
     texts), the teacher answers the transformed texts of a seeded sample only and the figures
@@ -189,7 +189,7 @@ def extractive_profile_report(
     level: float = 0.95,
     break_even: float = 0.9,
 ) -> Dict[str, Any]:
-    """The counts behind ``extractive_capture_profile`` (micro TP/FP/FN and the delta-method sums)."""
+    """The counts behind ``extractive_capture_profile`` (micro TP/FP/FN and the sums behind the F1 intervals)."""
 
 def merge_reports(reports: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
     """The report over all the reports' texts (counts added); refuses reports of different suites,
@@ -207,5 +207,5 @@ def compare_students(
     teacher_seed: int = 0,
 ) -> Dict[str, Any]:
     """Several students against one teacher (the teacher's answers computed once): each student's
-    report and, for every pair, paired McNemar tests and Newcombe intervals of the differences.
+    report and, for every pair, McNemar score tests and Tango intervals of the differences (Holm-adjusted).
     ``teacher_sample`` / ``teacher_budget`` as for ``capture_profile_report`` (classifiers only)."""
