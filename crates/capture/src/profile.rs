@@ -389,7 +389,7 @@ pub fn capture_profile<S: AsRef<str>>(
 /// // Swapped case ("GOOD") changes the student's label twice, the teacher's never.
 /// assert_eq!(json["counts"]["invariances"]["case"]["changed"]["student_only"], 2);
 /// // McNemar's score test: z = (2 - 0)/√2, p ≈ 0.157 (one test, nothing to adjust).
-/// assert_eq!(json["invariances"]["case"]["student_vs_teacher"]["statistic"], 2f64.sqrt());
+/// assert_eq!(json["invariances"]["case"]["student_vs_teacher"]["statistic"], 2.0 / 2f64.sqrt());
 /// assert_eq!(json["invariances"]["case"]["student_vs_teacher"]["significant"], false);
 /// assert_eq!(report.capture_profile().unwrap().invariances["case"].student_violation_rate, 2.0 / 3.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
