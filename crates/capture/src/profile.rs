@@ -93,7 +93,7 @@ impl Layout {
 
     /// Whether the student's answer under corruption `k` agrees with the teacher's clean one.
     fn surrogate(&self, o: &[u32], k: usize) -> bool {
-        bit(o, 2 + 2 * self.corruptions + 2 * self.invariances + k)
+        bit(o, 2 + self.corruptions + 2 * self.invariances + k)
     }
 
     fn clean(&self, o: &[u32]) -> bool {

@@ -233,3 +233,41 @@ fn a_comparison_sampling_every_text_estimates_the_full_differences() {
         );
     }
 }
+
+/// A teacher that ignores what the corruption changes: its clean answer is its corrupted answer,
+/// so the surrogate (the student's corrupted answer against the teacher's clean one) is the
+/// observed agreement on every text, and the estimate is the full value with no sampling error.
+#[test]
+fn the_surrogate_is_the_students_corrupted_answer_against_the_teachers_clean_one() {
+    let texts: Vec<String> = (0..200)
+        .map(|i| format!("{} food {i}", WORDS[i % WORDS.len()]))
+        .collect();
+    let s = PerItemFn::new(student);
+    let t = PerItemFn::new(|x: &str| {
+        serde_json::json!(if x.contains('g') || x.contains('G') {
+            "pos"
+        } else {
+            "neg"
+        })
+    });
+    let suite = suite();
+    let mut full = CaptureRun::new(&s, &t, &suite).unwrap();
+    full.add(&texts).unwrap();
+    let full = full.report().unwrap().to_json();
+    let mut run = CaptureRun::new(&s, &t, &suite)
+        .unwrap()
+        .with_teacher_sample(Some(TeacherSample::new(0.2, 5).unwrap()));
+    run.add(&texts).unwrap();
+    let sampled = run.report().unwrap().to_json();
+    let agree = &full["counts"]["corruptions"]["drop_vowels"]["agree"];
+    let corrupted = agree["both"].as_u64().unwrap() + agree["corrupted_only"].as_u64().unwrap();
+    let stage = &sampled["counts"]["sample"]["corruptions"]["drop_vowels"];
+    assert!(corrupted > 20 && corrupted < 180, "{corrupted}");
+    assert_eq!(stage["surrogate"], corrupted);
+    assert_eq!(stage["labelled"]["observed_only"], 0);
+    assert_eq!(stage["labelled"]["surrogate_only"], 0);
+    // A perfect surrogate carries information: λ̂ > 0 (PPI++ still weighs it by about
+    // 1 / (1 + n/N) at most, so the estimate is not the full value exactly).
+    let how = &sampled["corruptions"]["drop_vowels"]["estimated"];
+    assert!(how["lambda"].as_f64().unwrap() > 0.3, "{how}");
+}
