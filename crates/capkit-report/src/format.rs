@@ -1,7 +1,7 @@
 //! How numbers and test results are written on a page: rates as percentages, differences in
 //! percentage points, p-values, and the verdict of a paired test in words.
 
-use profile_stats::{Interval, PairedTest};
+use profile_stats::{Interval, Method, PairedTest};
 
 /// A rate as a percentage with one decimal (`70.0 %`), or `n/a` when undefined.
 pub fn percent(rate: Option<f64>) -> String {
@@ -20,9 +20,24 @@ pub fn limits(interval: &Interval) -> String {
     )
 }
 
-/// A rate with its interval: `70.0 % [39.7, 89.2]`.
+/// A rate with its interval: `70.0 % [39.7, 89.2]`, followed by ` (estimated)` when the teacher
+/// answered a sample and the figure is a prediction-powered estimate.
 pub fn rate_with_interval(interval: &Interval) -> String {
-    format!("{} {}", percent(interval.estimate), limits(interval))
+    format!(
+        "{} {}{}",
+        percent(interval.estimate),
+        limits(interval),
+        estimated(interval)
+    )
+}
+
+/// ` (estimated)` for a prediction-powered estimate (a sampled teacher), else nothing.
+pub fn estimated(interval: &Interval) -> &'static str {
+    if interval.method == Method::PpiPowerTuned {
+        " (estimated)"
+    } else {
+        ""
+    }
 }
 
 /// A difference of rates in percentage points with its interval: `+50.0 pts [+12.3, +75.1]`.
@@ -32,9 +47,10 @@ pub fn points_with_interval(interval: &Interval) -> String {
         _ => "n/a".to_owned(),
     };
     format!(
-        "{estimate} [{:+.1}, {:+.1}]",
+        "{estimate} [{:+.1}, {:+.1}]{}",
         interval.lower * 100.0,
-        interval.upper * 100.0
+        interval.upper * 100.0,
+        estimated(interval)
     )
 }
 

@@ -320,6 +320,17 @@ pub(crate) fn suite_rows(report: &ProfileReport) -> Markup {
             "invariances: " (if suite.invariances.is_empty() { "none".to_owned() } else { suite.invariances.join(", ") }) br;
             (suite.probes) " probes"
         }
+        @if let Counts::Classify(c) = &report.counts && let Some(sample) = &c.sample {
+            dt { "Teacher sample" }
+            dd {
+                (format!(
+                    "{} of {} texts (fraction {}, seed {}): the teacher answered their corrupted and \
+                     rewritten versions only; figures marked (estimated) are prediction-powered \
+                     (PPI++) estimates of the full profile's values, the rest is exact",
+                    sample.labelled, c.n, number(sample.design.fraction), sample.design.seed
+                ))
+            }
+        }
     }
 }
 

@@ -143,3 +143,14 @@ fn key_figures_are_on_the_pages() {
         compare.contains("Students compared pairwise") && compare.contains("cmd:student-folded")
     );
 }
+
+/// A sampled report's page names the sample and marks every estimated figure, and only those.
+#[test]
+fn estimated_figures_are_marked_on_the_page() {
+    let html = common::page(&[("sampled.json", common::sampled_classify_report())]);
+    let text = readable(&html);
+    assert!(text.contains("Teacher sample"), "{text}");
+    assert!(text.contains("(estimated)"), "{text}");
+    let full = readable(&common::page(&[("r.json", common::classify_report())]));
+    assert!(!full.contains("(estimated)") && !full.contains("Teacher sample"));
+}

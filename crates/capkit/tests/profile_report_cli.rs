@@ -739,6 +739,13 @@ fn a_teacher_sample_estimates_prints_the_calls_saved_and_merges_over_shards() {
         report["corruptions"]["typo_20"]["agreement"]["method"],
         "ppi_power_tuned"
     );
+    let gated = gate(
+        dir.path(),
+        &whole,
+        "corruptions.typo_20.agreement.estimate < 0",
+    );
+    let said = String::from_utf8_lossy(&ok(&gated).stdout).into_owned();
+    assert!(said.contains("[estimated: interval "), "{said}");
     let half = TEXTS.len() / 2;
     let (a, _) = sampled("a", &TEXTS[..half]);
     let (b, _) = sampled("b", &TEXTS[half..]);

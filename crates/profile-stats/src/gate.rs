@@ -99,6 +99,10 @@ pub struct GateOutcome {
     pub value: f64,
     /// Whether the gate's comparison holds, i.e. the gate fails.
     pub failed: bool,
+    /// When the value belongs to a prediction-powered estimate (a sampled teacher): that
+    /// figure's interval `(lower, upper)`, so a gate on an estimate is read with its
+    /// uncertainty.
+    pub estimated: Option<(f64, f64)>,
 }
 
 impl Gate {
@@ -164,7 +168,9 @@ impl Gate {
     /// Reads the gate's number in `report` and compares it.
     pub fn evaluate(&self, report: &Value) -> Result<GateOutcome, Error> {
         let mut current = report;
+        let mut parent = report;
         for (i, segment) in self.path.iter().enumerate() {
+            parent = current;
             let prefix = &self.path[..i];
             let next = match current {
                 Value::Object(map) => map.get(segment),
@@ -186,9 +192,17 @@ impl Gate {
         match current {
             Value::Number(n) => {
                 let value = n.as_f64().unwrap_or(f64::NAN);
+                let estimated = (parent.get("method").and_then(Value::as_str)
+                    == Some(crate::PPI_METHOD))
+                .then(|| {
+                    let limit = |k: &str| parent.get(k).and_then(Value::as_f64);
+                    limit("lower").zip(limit("upper"))
+                })
+                .flatten();
                 Ok(GateOutcome {
                     value,
                     failed: self.op.holds(value, self.threshold),
+                    estimated,
                 })
             }
             other => Err(Error::NotANumber {

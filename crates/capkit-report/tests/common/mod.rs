@@ -73,6 +73,21 @@ pub fn classify_report() -> Value {
     json
 }
 
+/// The classifier report with the teacher asked about half the texts' transformed versions.
+pub fn sampled_classify_report() -> Value {
+    let suite = SuiteSpec::from_json_str(CLASSIFY_SUITE)
+        .unwrap()
+        .build()
+        .unwrap();
+    let (s, t) = (student(), teacher());
+    let sample = capture::TeacherSample::new(0.5, 0).unwrap();
+    let mut run = capture::CaptureRun::new(&s, &t, &suite)
+        .unwrap()
+        .with_teacher_sample(Some(sample));
+    run.add(&example_texts()).unwrap();
+    run.report().unwrap().to_json()
+}
+
 /// A comparison of three students against the example's teacher.
 pub fn comparison() -> Value {
     let suite = SuiteSpec::from_json_str(CLASSIFY_SUITE)

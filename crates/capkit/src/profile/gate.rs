@@ -64,8 +64,11 @@ pub(crate) fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("{}: --fail-on '{gate}': {e}", args.report.display()))?;
         let verdict = if outcome.failed { "FAIL" } else { "pass" };
         failed += usize::from(outcome.failed);
+        let estimated = outcome.estimated.map_or(String::new(), |(lower, upper)| {
+            format!(" [estimated: interval {lower} to {upper}]")
+        });
         out.line(format_args!(
-            "{verdict}  {} = {} (fails when {} {})",
+            "{verdict}  {} = {}{estimated} (fails when {} {})",
             gate.path(),
             outcome.value,
             gate.op(),
