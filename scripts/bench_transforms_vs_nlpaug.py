@@ -1,6 +1,6 @@
 """capkit-transforms against nlpaug's rule-based augmenters, side by side, texts per second.
 
-    python3 scripts/bench_transforms_vs_nlpaug.py --nlpaug-python VENV/bin/python [--texts 2000]
+    python3 scripts/bench_transforms_vs_nlpaug.py --nlpaug-python VENV/bin/python [--texts 2000] [--reps 3]
 
 One run: a deterministic corpus of English sentences (written to a temporary file, removed at the
 end), then for each pair the capkit transform (the release `throughput` example: built once, each
@@ -9,7 +9,9 @@ nlpaug's counterpart in one Python process (`aug.augment(text)` per text over th
 --nlpaug-texts texts). Both sides are timed in CPU seconds of the process or thread doing the
 work, so a loaded shared machine slows both without biasing the ratio much. capkit's figure is
 given twice: each text hashed by the call (a transform applied alone), and with the text's hash
-computed beforehand (as in a profile, where one blake3 hash per text serves every seeded stage). Parameters are matched as closely as the two models allow (nlpaug's character
+computed beforehand (as in a profile, where one blake3 hash per text serves every seeded stage).
+With --reps N the two sides run N times, interleaved (capkit, nlpaug, capkit, ...), and the table
+shows the medians of the texts/s and of the per-repetition ratios. Parameters are matched as closely as the two models allow (nlpaug's character
 augmenters pick words, then characters in them: aug_word_p=0.3 x aug_char_p=0.3 is about capkit's
 rate 0.1 per character). The load average before and after is printed with the table.
 Build first: cargo build --release -p capkit-transforms --example throughput
@@ -25,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import tempfile
 
@@ -86,6 +89,7 @@ def main() -> None:
     ap.add_argument("--texts", type=int, default=2000, help="corpus size (capkit side)")
     ap.add_argument("--nlpaug-texts", type=int, default=300, help="texts nlpaug runs (it is slow)")
     ap.add_argument("--throughput", default="target/release/examples/throughput")
+    ap.add_argument("--reps", type=int, default=1, help="interleaved repetitions (medians shown)")
     args = ap.parse_args()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
@@ -95,30 +99,41 @@ def main() -> None:
         cmd = [args.throughput, path]
         for name, params, _, _ in PAIRS:
             cmd += [name, json.dumps(params)]
-        ours = {}
-        for line in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines():
-            row = json.loads(line)
-            ours[row["transform"]] = (row["texts_per_s"], row["shared_hash_texts_per_s"])
         exprs = [p[2] for p in PAIRS]
-        theirs = json.loads(
-            subprocess.run(
-                [args.nlpaug_python, "-c", NLPAUG, path, str(args.nlpaug_texts), json.dumps(exprs)],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-        )
+        runs = []
+        for _ in range(args.reps):
+            ours = {}
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                row = json.loads(line)
+                ours[row["transform"]] = (row["texts_per_s"], row["shared_hash_texts_per_s"])
+            theirs = json.loads(
+                subprocess.run(
+                    [args.nlpaug_python, "-c", NLPAUG, path, str(args.nlpaug_texts), json.dumps(exprs)],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
+            )
+            runs.append((ours, theirs))
     load_after = os.getloadavg()
     print(f"corpus: {args.texts} sentences of 8-24 words (nlpaug: the first {args.nlpaug_texts}); "
           f"{os.cpu_count()} CPUs; load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
     print()
+    print(f"{args.reps} interleaved repetition(s); medians")
+    print()
     print("| capkit transform | params | capkit texts/s | ratio | hash shared: texts/s | ratio "
           "| nlpaug counterpart | nlpaug texts/s |")
     print("|---|---|---:|---:|---:|---:|---|---:|")
+    med = statistics.median
     for name, params, expr, _ in PAIRS:
-        (a, shared), b = ours[name], theirs[expr]
-        print(f"| `{name}` | `{json.dumps(params)}` | {a:,.0f} | {a / b:,.0f}x | {shared:,.0f} | "
-              f"{shared / b:,.0f}x | `{expr}` | {b:,.0f} |")
+        a = med(o[name][0] for o, _ in runs)
+        shared = med(o[name][1] for o, _ in runs)
+        b = med(t[expr] for _, t in runs)
+        ra = med(o[name][0] / t[expr] for o, t in runs)
+        rs = med(o[name][1] / t[expr] for o, t in runs)
+        print(f"| `{name}` | `{json.dumps(params)}` | {a:,.0f} | {ra:,.0f}x | {shared:,.0f} | "
+              f"{rs:,.0f}x | `{expr}` | {b:,.0f} |")
 
 
 if __name__ == "__main__":
