@@ -235,3 +235,15 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// `words_to_number` reads back what `number_to_words` writes: every integer below 10^18,
+    /// alone or between words (which are no number words).
+    #[test]
+    fn numbers_round_trip_through_words(n in 0u64..=999_999_999_999_999_999, before in "[qxz]{0,5}") {
+        let text = format!("{before} {n} items");
+        let words = build("number_to_words", json!({})).apply(&text);
+        prop_assert!(!words.contains(|c: char| c.is_ascii_digit()), "{}", words);
+        prop_assert_eq!(build("words_to_number", json!({})).apply(&words), text);
+    }
+}
