@@ -44,8 +44,9 @@ def texts_b():
 
 def suite(lib, rng):
     def typo(r):
-        if lib is capkit_rs:
+        if lib is capkit_rs and rng != "default":
             return capkit_rs.keyboard_typo_corruption(r, seed=0, rng=rng)
+        # mixle's own call: capkit_rs's default generator is mixle's (MT19937, exact).
         return lib.keyboard_typo_corruption(r, seed=0)
 
     return lib.CapabilitySuite(
@@ -107,14 +108,20 @@ def memory(impl, workload, rng):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--rng", choices=["chacha", "mixle"], action="append", help="capkit_rs typo generator(s) to time (default: both)")
+    ap.add_argument(
+        "--rng",
+        choices=["default", "chacha", "mixle"],
+        action="append",
+        help='capkit_rs typo generator(s) to time: "default" is the call without rng= (mixle-exact); default: default and chacha',
+    )
     ap.add_argument("--memory", nargs=3, metavar=("IMPL", "WORKLOAD", "RNG"))
+    ap.add_argument("--workload", choices=["A", "B"], action="append", help="default: both")
     args = ap.parse_args()
     if args.memory:
         memory_child(*args.memory)
         return
-    for workload in ("A", "B"):
-        for rng in args.rng or ["chacha", "mixle"]:
+    for workload in args.workload or ["A", "B"]:
+        for rng in args.rng or ["default", "chacha"]:
             fns = {impl: call(impl, workload, rng) for impl in ("mixle", "capkit_rs")}
             results = {impl: fn() for impl, fn in fns.items()}
             assert results["mixle"] == results["capkit_rs"], f"profiles differ on {workload}"

@@ -206,8 +206,6 @@ def transform(name: str, lib: Any) -> Callable[[str], str]:
     m = TYPO.fullmatch(name)
     if m:
         rate, seed = float(m.group(1)), int(m.group(2))
-        if lib.__name__.startswith("capkit_rs"):
-            return lib.keyboard_typo_corruption(rate, seed=seed, rng="mixle")
         return lib.keyboard_typo_corruption(rate, seed=seed)
     return NAMED[name]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import string
+from pathlib import Path
 import unicodedata
 
 import pytest
@@ -106,9 +107,19 @@ def model_spec(rule):
 
 
 TRANSFORMS = sorted(NAMED)
+# Every seed mixle takes: mixle seeds random.Random(f"{seed}:{text}"), so any object with a str
+# form is a seed, and only that form matters.
+seeds = st.one_of(
+    st.integers(0, 2**32),
+    st.integers(),
+    st.sampled_from([-1, 2**70, -(2**70), "abc", "", 1.5, True, False, None, float("nan"), float("inf")]),
+    st.text(max_size=4),
+    st.floats(),
+    st.booleans(),
+)
 # (kind, parameters): the built-ins and the scenario vocabulary's Python lambdas.
 transform_spec = st.one_of(
-    st.builds(lambda r, s: ("typo", r, s), st.sampled_from([0.0, 0.05, 0.1, 0.5, 1.0]) | st.floats(0, 1), st.integers(0, 2**32)),
+    st.builds(lambda r, s: ("typo", r, s), st.sampled_from([0.0, 0.05, 0.1, 0.5, 1.0]) | st.floats(0, 1), seeds),
     st.just(("case",)),
     st.just(("space",)),
     st.sampled_from(TRANSFORMS).map(lambda n: ("named", n)),
@@ -125,8 +136,7 @@ suite_spec = st.fixed_dictionaries(
 
 def build(kind, lib):
     if kind[0] == "typo":
-        if lib is capkit_rs:
-            return capkit_rs.keyboard_typo_corruption(kind[1], seed=kind[2], rng="mixle")
+        # mixle's own call, default generator: no rng= on either side.
         return lib.keyboard_typo_corruption(kind[1], seed=kind[2])
     if kind[0] == "case":
         return lib.case_jitter_invariance
@@ -239,14 +249,57 @@ def test_validate_extraction_schema_equals_mixle(record, source, fields):
     assert_same(ours, theirs)
 
 
+# Every code point Unicode 14.0 assigns (what CPython 3.11 knows), surrogates aside.
+UNICODE14 = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) not in ("Cn", "Cs")]
+# Final sigma's context: cased letters, case-ignorable marks and punctuation around a capital sigma.
+SIGMA_CONTEXT = "Σσς" + "αΑωΩaZ" + "\u0345\u0301\u00ad'.:\u02b9\u1d2c" + " 1"
+# The code points where Unicode 14.0's rules and Rust std's newer Unicode disagree (case pairs,
+# Cased / Case_Ignorable, letters): the fixture crates/suite-core/tests/unicode_since_14.rs keeps.
+_FIXTURE = Path(__file__).resolve().parents[2] / "suite-core/tests/fixtures/unicode_changed_since_14.txt"
+CHANGED = [
+    chr(c)
+    for line in _FIXTURE.read_text().splitlines()
+    if not line.startswith("#")
+    for c in range(int(line.split()[0], 16), int(line.split()[1], 16) + 1)
+]
+changed_text = st.text(st.one_of(st.sampled_from(CHANGED), st.sampled_from(SIGMA_CONTEXT)), max_size=12)
+unicode14_text = st.one_of(
+    st.text(st.sampled_from(UNICODE14), max_size=40),
+    st.text(st.one_of(st.sampled_from(SIGMA_CONTEXT), st.sampled_from(UNICODE14)), max_size=12),
+    changed_text,
+    text,
+)
+
+
 @SETTINGS
-@given(t=text, rate=st.floats(0, 1), seed=st.integers(0, 2**64 - 1))
+@given(t=changed_text)
+def test_case_rules_are_unicode_14_where_std_differs(t):
+    # Issue 21: the final sigma used std's newer Cased / Case_Ignorable ("ʕΣ" -> "ʕσ").
+    assert capkit_rs.case_jitter_invariance(t) == t.swapcase()
+    assert capkit_rs.keyboard_typo_corruption(1.0)(t) == mixle_cap.keyboard_typo_corruption(1.0)(t)
+
+
+def test_final_sigma_examples_from_cpython():
+    for t in ["ʕΣ", "A\u0345Σ", "Aʰ Σ", "aΣ\u00ad", "AΣ'B", "ΣΣ", "ƛΣ", "ɤΣ"]:
+        assert capkit_rs.case_jitter_invariance(t) == t.swapcase(), t
+
+
+@SETTINGS
+@given(t=unicode14_text, rate=st.floats(0, 1), seed=seeds)
 def test_builtin_transforms_equal_mixle(t, rate, seed):
-    assert capkit_rs.keyboard_typo_corruption(rate, seed=seed, rng="mixle")(t) == mixle_cap.keyboard_typo_corruption(
-        rate, seed=seed
-    )(t)
+    # mixle's API with mixle's default arguments only.
+    assert capkit_rs.keyboard_typo_corruption(rate, seed=seed)(t) == mixle_cap.keyboard_typo_corruption(rate, seed=seed)(t)
+    assert capkit_rs.keyboard_typo_corruption(rate)(t) == mixle_cap.keyboard_typo_corruption(rate)(t)
     assert capkit_rs.case_jitter_invariance(t) == mixle_cap.case_jitter_invariance(t)
     assert capkit_rs.whitespace_invariance(t) == mixle_cap.whitespace_invariance(t)
+
+
+@pytest.mark.parametrize("seed", [0, -1, 2**70, "abc", 1.5, True, None, "\x00", 2**64, 2**64 - 1])
+def test_every_seed_mixle_takes_draws_as_mixle(seed):
+    # Issue 21: the default generator was ChaCha, and these seeds were refused.
+    t = "The quick brown fox jumps over the lazy dog, ΣΊΣΥΦΟΣ straße"
+    for rate in (0.05, 0.5, 1.0):
+        assert capkit_rs.keyboard_typo_corruption(rate, seed=seed)(t) == mixle_cap.keyboard_typo_corruption(rate, seed=seed)(t)
 
 
 # Models answering from a pool of Python objects, the same objects again and again: the profile

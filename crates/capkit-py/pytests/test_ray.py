@@ -157,3 +157,51 @@ def test_typo_corpus_on_ray_is_byte_identical_to_capkit_typo_emit(tmp_path):
     assert len(rows) == len(expected)
     got = [{k: (list(v) if k == "expect" else v) for k, v in r.items() if k not in ("shard", "position")} for r in rows]
     assert got == expected
+
+
+@pytest.mark.parametrize("empty", ["list", "dataset"])
+def test_no_texts_give_the_single_process_report(empty):
+    # Issue 21: an empty list or Dataset crashed inside Ray ("Invalid sort key column").
+    texts = [] if empty == "list" else ray.data.from_items([{"text": "x"}]).limit(0)
+    expected = capkit_rs.capture_profile_report(
+        lambda ts: student_labels(ts), lambda ts: Teacher("good")({"text": ts})["label"], [], suite()
+    )
+    teacher = capkit_ray.model(Teacher, fn_constructor_args=("good",), concurrency=1)
+    assert capkit_ray.profile(texts, suite(), student=student_fn, teacher=teacher, shards=2) == expected
+
+
+@pytest.mark.parametrize("shards", [0, -1, True, 1.5])
+def test_shards_must_be_a_positive_int(tmp_path, shards):
+    # Issue 21: 0 and negative counts were silently 1.
+    with pytest.raises(ValueError, match="shards must be a positive int"):
+        capkit_ray.profile(TEXTS[:10], suite(), student=student_fn, teacher=student_fn, shards=shards)
+    with pytest.raises(ValueError, match="shards must be a positive int"):
+        capkit_ray.write_typo_jsonl(["a.com"], str(tmp_path / "out"), shards=shards)
+
+
+def test_write_typo_jsonl_refuses_older_parts_and_leaves_nothing_on_failure(tmp_path):
+    # Issue 21: older part files stayed (the concatenation was then not the corpus), and a
+    # failed write left the shards written before it.
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "part-00007.jsonl").write_text("old\n")
+    with pytest.raises(FileExistsError, match="part-00007.jsonl"):
+        capkit_ray.write_typo_jsonl(["google.com"], str(out), shards=1)
+    assert sorted(p.name for p in out.iterdir()) == ["part-00007.jsonl"]
+    fresh = tmp_path / "fresh"
+    # The third shard cannot be JSONL (a bit flip of "ü" is not UTF-8), the first two can.
+    names = ["google.com", "example.org", "münchen.de", "a.b"]
+    with pytest.raises(RuntimeError, match="typo shard 2"):
+        capkit_ray.write_typo_jsonl(names, str(fresh), shards=4, tasks=["bf"], in_flight=1)
+    assert list(fresh.iterdir()) == []
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664)])
+def test_ray_shards_get_the_umask_mode_of_a_new_file(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        result = capkit_ray.write_typo_jsonl(["google.com", "example.org"], str(tmp_path / "out"), shards=2)
+    finally:
+        os.umask(old)
+    for shard in result["shards"]:
+        assert os.stat(shard["path"]).st_mode & 0o777 == mode

@@ -591,3 +591,16 @@ def test_help_explains_every_public_name():
                     assert member.__doc__, f"{name}.{attr}"
             documented += 1
     assert documented > 30
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664)])
+def test_written_files_get_the_umask_mode_of_a_new_file(tmp_path, umask, mode):
+    # Issue 21: every file was 0600 whatever the umask (the temporary file's mode, kept by the
+    # rename into place).
+    examples = typo.emit(typo.Registry().select("co"), ["google.com"])
+    old = os.umask(umask)
+    try:
+        typo.write_jsonl(tmp_path / "c.jsonl", examples)
+    finally:
+        os.umask(old)
+    assert (tmp_path / "c.jsonl").stat().st_mode & 0o777 == mode

@@ -57,10 +57,14 @@ fn temp_in(dir: &Path, dest: &Path) -> io::Result<tempfile::NamedTempFile> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".to_owned());
-    tempfile::Builder::new()
-        .prefix(&format!(".{name}.capkit-{}-", std::process::id()))
-        .suffix(".tmp")
-        .tempfile_in(dir)
+    let prefix = format!(".{name}.capkit-{}-", std::process::id());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // tempfile's default is 0600 whatever the umask, and the rename keeps it: ask for what an
+    // ordinary new file gets (0666 less the umask, which the OS applies at creation).
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    builder.tempfile_in(dir)
 }
 
 /// Refuses an output path a file cannot be written to (a directory, a missing directory, a

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use profile_types::{Abstention, CaptureProfile, ExtractiveProfile};
-use suite_core::{CapabilitySuite, KeyboardTypo, Side, Stage, Transform, TransformSpec, TypoRng};
+use suite_core::{CapabilitySuite, MixleTypo, Side, Stage, Transform, TransformSpec, TypoRng};
 
 use crate::adapters::model_of;
 use crate::convert::{LabelMode, str_form, strs_of, texts_of, to_value, type_name};
@@ -25,11 +25,19 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add(
         "case_jitter_invariance",
-        PyTransform::new(TransformSpec::CaseJitter, "case_jitter_invariance")?.into_pyobject(py)?,
+        PyTransform::new(
+            Rebuild::Spec(TransformSpec::CaseJitter),
+            "case_jitter_invariance",
+        )?
+        .into_pyobject(py)?,
     )?;
     m.add(
         "whitespace_invariance",
-        PyTransform::new(TransformSpec::Whitespace, "whitespace_invariance")?.into_pyobject(py)?,
+        PyTransform::new(
+            Rebuild::Spec(TransformSpec::Whitespace),
+            "whitespace_invariance",
+        )?
+        .into_pyobject(py)?,
     )?;
     Ok(())
 }
@@ -41,14 +49,27 @@ pub(crate) struct PyTransform {
     inner: Transform,
     repr: String,
     /// What rebuilds it in another process (pickling, for Ray workers).
-    spec: TransformSpec,
+    spec: Rebuild,
+}
+
+/// What a built-in transform is made from: a suite file's spec, or mixle's typo corruption with
+/// a seed that is not an integer in `0..2^64` (mixle accepts any seed; only its text matters).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+enum Rebuild {
+    Spec(TransformSpec),
+    MixleTypo { rate: f64, mixle_seed: String },
 }
 
 impl PyTransform {
-    fn new(spec: TransformSpec, repr: impl Into<String>) -> PyResult<PyTransform> {
-        let inner = spec
-            .build()
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    fn new(spec: Rebuild, repr: impl Into<String>) -> PyResult<PyTransform> {
+        let built = match &spec {
+            Rebuild::Spec(spec) => spec.build(),
+            Rebuild::MixleTypo { rate, mixle_seed } => {
+                MixleTypo::new(*rate, mixle_seed).map(MixleTypo::into_transform)
+            }
+        };
+        let inner = built.map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(PyTransform {
             inner,
             repr: repr.into(),
@@ -57,10 +78,10 @@ impl PyTransform {
     }
 }
 
-/// Rebuilds a pickled [`PyTransform`] from its spec (the JSON of a `TransformSpec`).
+/// Rebuilds a pickled [`PyTransform`] from its spec (the JSON of a [`Rebuild`]).
 #[pyfunction]
 fn _transform_from_spec(spec: &str, repr: &str) -> PyResult<PyTransform> {
-    let spec: TransformSpec =
+    let spec: Rebuild =
         serde_json::from_str(spec).map_err(|e| PyValueError::new_err(e.to_string()))?;
     PyTransform::new(spec, repr)
 }
@@ -95,14 +116,16 @@ impl PyTransform {
     }
 }
 
-/// `keyboard_typo_corruption(rate, *, seed=0, rng="chacha")`: each letter is replaced by a random
-/// `a`-`z` with probability `rate`. `rng="mixle"` draws exactly as mixle 0.7 does (Python's
-/// MT19937 seeded with `f"{seed}:{text}"`), so migrated profiles reproduce bit for bit.
+/// `keyboard_typo_corruption(rate, *, seed=0, rng="mixle")`: each letter is replaced by a random
+/// `a`-`z` with probability `rate`. By default it draws exactly as mixle 0.7 does (Python's
+/// MT19937 seeded with `f"{seed}:{text}"`, so any seed mixle takes is taken, with its meaning:
+/// only its formatted text matters), so migrated profiles reproduce bit for bit. `rng="chacha"`
+/// is the faster generator of the Rust API and the command line (an int seed in `[0, 2**64)`).
 #[pyfunction]
-#[pyo3(signature = (rate, *, seed = None, rng = "chacha"))]
+#[pyo3(signature = (rate, *, seed = SeedArg::default(), rng = "mixle"))]
 fn keyboard_typo_corruption(
     rate: &Bound<'_, PyAny>,
-    seed: Option<&Bound<'_, PyAny>>,
+    seed: SeedArg,
     rng: &str,
 ) -> PyResult<PyTransform> {
     let numeric = rate.is_instance_of::<PyFloat>() || rate.is_instance_of::<PyInt>();
@@ -121,46 +144,107 @@ fn keyboard_typo_corruption(
     };
     // A huge int does not fit a float; it is out of range all the same.
     let value: f64 = rate.extract().or_else(|_| Err(message()?))?;
-    let seed_value: u64 = match seed {
-        None => 0,
-        Some(seed) if seed.is_instance_of::<PyBool>() => {
-            return Err(PyTypeError::new_err("seed must be an int, not bool"));
+    if !(0.0..=1.0).contains(&value) {
+        return Err(message()?);
+    }
+    let rate_text = str_form(rate)?;
+    let (spec, repr) = match rng {
+        "mixle" => {
+            let spec = match seed.int {
+                // An integer seed is a suite file's spec (the same draws, a simpler pickle).
+                Some(n) if !seed.is_bool && seed.text.as_deref() == Ok(&n.to_string()) => {
+                    Rebuild::Spec(TransformSpec::KeyboardTypo {
+                        rate: value,
+                        seed: n,
+                        rng: TypoRng::Mixle,
+                    })
+                }
+                _ => Rebuild::MixleTypo {
+                    rate: value,
+                    mixle_seed: seed.text.map_err(PyValueError::new_err)?,
+                },
+            };
+            let repr = format!("keyboard_typo_corruption({rate_text}, seed={})", seed.shown);
+            (spec, repr)
         }
-        Some(seed) => seed.extract().map_err(|_| {
-            PyValueError::new_err(format!(
-                "seed must be an int in [0, 2**64), got {}",
-                str_form(seed).unwrap_or_default()
-            ))
-        })?,
-    };
-    let typo_rng = match rng {
-        "chacha" => TypoRng::Chacha,
-        "mixle" => TypoRng::Mixle,
+        "chacha" => {
+            if seed.is_bool {
+                return Err(PyTypeError::new_err("seed must be an int, not bool"));
+            }
+            let seed_value = seed.int.ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "with rng=\"chacha\", seed must be an int in [0, 2**64), got {}",
+                    seed.shown
+                ))
+            })?;
+            (
+                Rebuild::Spec(TransformSpec::KeyboardTypo {
+                    rate: value,
+                    seed: seed_value,
+                    rng: TypoRng::Chacha,
+                }),
+                format!("keyboard_typo_corruption({rate_text}, seed={seed_value}, rng=\"chacha\")"),
+            )
+        }
         other => {
             return Err(PyValueError::new_err(format!(
-                "rng must be \"chacha\" or \"mixle\", got {other:?}"
+                "rng must be \"mixle\" or \"chacha\", got {other:?}"
             )));
         }
     };
-    // Validate here so a bad rate raises upstream's message with the rate as Python prints it.
-    if let Err(e) = KeyboardTypo::new(value, seed_value).and_then(|t| t.with_rng(typo_rng)) {
-        return Err(match e {
-            suite_core::Error::InvalidRate { .. } => message()?,
-            other => PyValueError::new_err(other.to_string()),
-        });
+    PyTransform::new(spec, repr)
+}
+
+/// A typo seed as mixle takes it: any object, of which only `format(seed, "")` matters (mixle
+/// seeds `random.Random(f"{seed}:{text}")`). Omitted, it is the int 0; an explicit `None` is the
+/// seed `"None"`, as in mixle.
+struct SeedArg {
+    /// `format(seed, "")`, or why it cannot seed (a lone surrogate).
+    text: Result<String, String>,
+    /// `repr(seed)`, for the transform's repr and messages.
+    shown: String,
+    /// The seed as an int in `[0, 2**64)`, if it is one.
+    int: Option<u64>,
+    is_bool: bool,
+}
+
+impl Default for SeedArg {
+    fn default() -> SeedArg {
+        SeedArg {
+            text: Ok("0".to_owned()),
+            shown: "0".to_owned(),
+            int: Some(0),
+            is_bool: false,
+        }
     }
-    let repr = format!(
-        "keyboard_typo_corruption({}, seed={seed_value}, rng={rng:?})",
-        str_form(rate)?
-    );
-    PyTransform::new(
-        TransformSpec::KeyboardTypo {
-            rate: value,
-            seed: seed_value,
-            rng: typo_rng,
-        },
-        repr,
-    )
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for SeedArg {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let formatted = PyModule::import(obj.py(), "builtins")?
+            .getattr("format")?
+            .call1((&*obj, ""))?;
+        let formatted = formatted.cast::<PyString>()?;
+        let text = formatted.to_cow().map(|t| t.into_owned()).map_err(|_| {
+            "keyboard_typo_corruption: the seed's text (format(seed, \"\")) holds a lone \
+             surrogate, which cannot seed Python's random.Random either"
+                .to_owned()
+        });
+        let is_bool = obj.is_instance_of::<PyBool>();
+        let int = if obj.is_instance_of::<PyInt>() {
+            obj.extract::<u64>().ok()
+        } else {
+            None
+        };
+        Ok(SeedArg {
+            text,
+            shown: obj.repr()?.to_cow()?.into_owned(),
+            int,
+            is_bool,
+        })
+    }
 }
 
 /// A Python callable used as a transform: applied under the GIL before the profile runs, once

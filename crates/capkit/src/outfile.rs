@@ -99,17 +99,20 @@ impl AtomicFile {
             .to_string_lossy();
         sweep(dir, &name);
         install_signal_cleanup();
-        let file = tempfile::Builder::new()
-            .prefix(&temp_prefix(&name, std::process::id()))
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .with_context(|| {
-                format!(
-                    "{flag} {}: cannot create a temporary file in {}",
-                    dest.display(),
-                    dir.display()
-                )
-            })?;
+        let prefix = temp_prefix(&name, std::process::id());
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // tempfile's default is 0600 whatever the umask, and the rename keeps it: ask for what an
+        // ordinary new file gets (0666 less the umask, which the OS applies at creation).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let file = builder.tempfile_in(dir).with_context(|| {
+            format!(
+                "{flag} {}: cannot create a temporary file in {}",
+                dest.display(),
+                dir.display()
+            )
+        })?;
         Ok(AtomicFile {
             _pending: Pending::new(file.path()),
             file,

@@ -289,3 +289,28 @@ fn an_interrupted_mutator_eval_keeps_the_previous_out_and_leaves_nothing() {
     );
     assert_eq!(others(dir.path(), &["results.jsonl"]), Vec::<String>::new());
 }
+
+/// `--out` files get what the umask gives an ordinary new file (issue 21: always 0600, the
+/// temporary file's private mode, kept by the rename).
+#[cfg(unix)]
+#[test]
+fn out_files_get_the_umask_mode_of_a_new_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("one.txt"), "example.com\n").unwrap();
+    for (umask, mode) in [("022", 0o644), ("002", 0o664)] {
+        let out = Command::new("sh")
+            .args(["-c", &format!("umask {umask}; exec \"$0\" \"$@\"")])
+            .arg(env!("CARGO_BIN_EXE_capkit"))
+            .args(["typo", "emit", "--corpus", "one.txt", "--out", "c.jsonl"])
+            .current_dir(dir.path())
+            .env("TMPDIR", dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let meta = fs::metadata(dir.path().join("c.jsonl")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, mode, "umask {umask}");
+        fs::remove_file(dir.path().join("c.jsonl")).unwrap();
+    }
+}

@@ -338,6 +338,32 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
         let first_new = self.texts.len();
         // Transform each distinct base text once; duplicates reuse the result.
         let mut mapped = vec![u32::MAX; first_new];
+        if transform.has_batch() {
+            // All distinct texts at once, interned in order of first occurrence as below.
+            let mut distinct = Vec::new();
+            for &id in &base.0 {
+                if mapped[id as usize] == u32::MAX {
+                    mapped[id as usize] = 0;
+                    distinct.push(id);
+                }
+            }
+            let outputs = {
+                let texts: Vec<&str> = distinct.iter().map(|&id| self.texts.get(id)).collect();
+                let outputs = transform.apply_batch(&texts);
+                if outputs.len() == texts.len() {
+                    outputs
+                } else {
+                    // A bulk form that broke its contract: the per-text form is the truth.
+                    texts.iter().map(|t| transform.apply(t)).collect()
+                }
+            };
+            for (&id, out) in distinct.iter().zip(&outputs) {
+                mapped[id as usize] = self.texts.insert(out);
+            }
+            let ids = base.0.iter().map(|&id| mapped[id as usize]).collect();
+            self.predict_new(stage, first_new, None)?;
+            return Ok(StageIds(ids));
+        }
         let mut ids = Vec::with_capacity(base.len());
         let hashed = transform.uses_text_hash();
         if hashed && self.hashes.len() < first_new {

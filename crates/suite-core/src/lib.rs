@@ -63,6 +63,8 @@ pub use chunk::{
 };
 pub use error::{Error, ProtocolError, Side, Stage};
 pub use memo::Memo;
+#[cfg(feature = "mixle-compat")]
+pub use mixle_rng::MixleTypo;
 pub use model::{BatchFn, Decision, Model, ModelError, PerItemFn, SharedLabel, labels_agree};
 pub use outcome::Outcomes;
 pub use profile_types::Label;

@@ -1,6 +1,6 @@
 //! Python `str` semantics the built-in transforms follow.
 
-use crate::unicode14::{LETTERS, SWAPPED};
+use crate::unicode14::{CASE_IGNORABLE, CASED, LETTERS, SWAPPED};
 
 /// Whether `c` lies in one of the sorted, disjoint `ranges`.
 fn in_ranges(ranges: &[(u32, u32)], c: char) -> bool {
@@ -87,32 +87,13 @@ pub fn py_swapcase(text: &str) -> String {
         // Flipping the case bit of an ASCII letter keeps the text ASCII.
         return String::from_utf8(bytes).unwrap_or_default();
     }
-    // std applies Final_Sigma only in `str::to_lowercase`; read each sigma's context-dependent
-    // form off the lowered text, which is otherwise the concatenation of per-char lowercasings.
-    let mut lowered_sigmas = if text.contains('Σ') {
-        let lowered = text.to_lowercase();
-        let mut forms = Vec::new();
-        let mut rest = lowered.chars();
-        for c in text.chars() {
-            if c == 'Σ' {
-                forms.push(rest.next().unwrap_or('σ'));
-            } else {
-                for _ in c.to_lowercase() {
-                    rest.next();
-                }
-            }
-        }
-        forms.into_iter()
-    } else {
-        Vec::new().into_iter()
-    };
     let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
+    for (at, c) in text.char_indices() {
         if !in_ranges(SWAPPED, c) {
             out.push(c);
         } else if c.is_uppercase() {
             if c == 'Σ' {
-                out.push(lowered_sigmas.next().unwrap_or('σ'));
+                out.push(if final_sigma(text, at) { 'ς' } else { 'σ' });
             } else {
                 out.extend(c.to_lowercase());
             }
@@ -123,6 +104,17 @@ pub fn py_swapcase(text: &str) -> String {
         }
     }
     out
+}
+
+/// Unicode 14.0's Final_Sigma context of the capital sigma at byte `at` of `text`, as CPython
+/// 3.11 tests it: a cased code point before it and none after it, skipping case-ignorable ones
+/// on both sides (not std's, whose newer Unicode has more cased and case-ignorable code points).
+fn final_sigma(text: &str, at: usize) -> bool {
+    let cased = |c: Option<char>| c.is_some_and(|c| in_ranges(CASED, c));
+    let ignorable = |c: &char| in_ranges(CASE_IGNORABLE, *c);
+    let before = text[..at].chars().rev().find(|c| !ignorable(c));
+    let after = text[at + 'Σ'.len_utf8()..].chars().find(|c| !ignorable(c));
+    cased(before) && !cased(after)
 }
 
 #[cfg(test)]
@@ -140,6 +132,18 @@ mod tests {
         assert_eq!(py_swapcase("ΣA"), "σa");
         assert_eq!(py_swapcase("AΣ"), "aς");
         assert_eq!(py_swapcase(""), "");
+    }
+
+    #[test]
+    fn final_sigma_with_unicode_14_properties() {
+        // CPython 3.11 (issue 21): ʕ (U+0295) is cased in 14.0, not since 16.0 (std's σ).
+        assert_eq!(py_swapcase("ʕΣ"), "ʕς");
+        assert_eq!(py_swapcase("A\u{345}Σ"), "aΙς");
+        assert_eq!(py_swapcase("Aʰ Σ"), "aʰ σ");
+        assert_eq!(py_swapcase("aΣ\u{ad}"), "Aς\u{ad}");
+        assert_eq!(py_swapcase("AΣ'B"), "aσ'b");
+        assert_eq!(py_swapcase("Σ"), "σ");
+        assert_eq!(py_swapcase("ΣΣ"), "σς");
     }
 
     #[test]

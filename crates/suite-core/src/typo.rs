@@ -11,7 +11,9 @@ use crate::{Error, Transform};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TypoRng {
-    /// ChaCha8 seeded with the blake3 hash of (seed, text): fast and portable (the default).
+    /// ChaCha8 seeded with the blake3 hash of (seed, text): fast and portable (the default of the
+    /// Rust API, suite files and the command line; the Python package's mixle-compatible
+    /// `keyboard_typo_corruption` defaults to [`TypoRng::Mixle`]).
     #[default]
     Chacha,
     /// Python's MT19937 seeded with the string `"{seed}:{text}"`, bit for bit as upstream mixle
@@ -92,7 +94,7 @@ impl KeyboardTypo {
         match self.rng {
             TypoRng::Chacha => self.apply_chacha(text, hash),
             #[cfg(feature = "mixle-compat")]
-            TypoRng::Mixle => crate::mixle_rng::corrupt(self.rate, self.seed, text),
+            TypoRng::Mixle => crate::mixle_rng::corrupt_int_seed(self.rate, self.seed, text),
             #[cfg(not(feature = "mixle-compat"))]
             TypoRng::Mixle => self.apply_chacha(text, hash), // unreachable: `with_rng` refuses it
         }
@@ -102,7 +104,13 @@ impl KeyboardTypo {
     /// `keyboard_typo`).
     pub fn into_transform(self) -> Transform {
         let transform = match self.rng {
-            // The mixle generator seeds from the text itself; no shared hash to reuse.
+            // The mixle generator seeds from the text itself; no shared hash to reuse, but texts
+            // are seeded several at a time.
+            #[cfg(feature = "mixle-compat")]
+            TypoRng::Mixle => Transform::new(move |t| self.apply(t)).with_batch(move |texts| {
+                crate::mixle_rng::corrupt_many_int_seed(self.rate, self.seed, texts)
+            }),
+            #[cfg(not(feature = "mixle-compat"))]
             TypoRng::Mixle => Transform::new(move |t| self.apply(t)),
             TypoRng::Chacha => Transform::with_text_hash(move |t, h| self.apply_with_hash(t, h)),
         };

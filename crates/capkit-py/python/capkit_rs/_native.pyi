@@ -41,14 +41,14 @@ class Transform:
     def __call__(self, text: str, /) -> str:
         """Applies the transform to one text (the GIL is released while it runs)."""
 
-def keyboard_typo_corruption(
-    rate: float, *, seed: Optional[int] = None, rng: Literal["chacha", "mixle"] = "chacha"
-) -> Transform:
+def keyboard_typo_corruption(rate: float, *, seed: object = ..., rng: Literal["mixle", "chacha"] = "mixle") -> Transform:
     """Each letter (Unicode 14.0 category L) becomes a random ``a``-``z`` with probability ``rate``.
 
     ``ValueError("rate must be in [0, 1], got ...")`` outside ``[0, 1]`` or for NaN. The output
-    depends only on (seed, text). ``rng="mixle"`` draws exactly as mixle 0.7 (Python's MT19937
-    seeded with ``f"{seed}:{text}"``); ``"chacha"`` (default) is faster.
+    depends only on (seed, text); ``seed`` defaults to 0. By default it draws exactly as mixle 0.7 (Python's MT19937
+    seeded with ``f"{seed}:{text}"``): any seed mixle takes (``-1``, ``2**70``, ``"abc"``,
+    ``1.5``, ``True``, ``None``...) with mixle's meaning. ``rng="chacha"`` is the faster generator
+    of the Rust API and the command line (an int seed in ``[0, 2**64)``).
     """
 
 case_jitter_invariance: Transform

@@ -128,7 +128,9 @@ def _map(ds: Any, side: str, task: str, m: Any) -> Any:
 
 def _shards(items: Any, shards: int, column: str = "text") -> List[List[str]]:
     """`items` (a list, or a Ray Dataset streamed through in order, read from `column`) in
-    `shards` contiguous shards."""
+    `shards` contiguous shards (a positive int; anything else is a ``ValueError``)."""
+    if isinstance(shards, bool) or not isinstance(shards, int) or shards <= 0:
+        raise ValueError(f"shards must be a positive int, got {shards!r}")
     if hasattr(items, "iter_batches"):
         flat = [str(t) for b in items.iter_batches(batch_format="numpy") for t in b[column]]
     else:
@@ -180,6 +182,10 @@ def profile(
     probe_rows = [{"shard": -1, "pos": i, "stage": "probes", "text": p} for i, p in enumerate(probes)]
     probe_lookup = _collect(_predict(ray.data.from_items(probe_rows), task, student, teacher), task) if probe_rows else {}
     probe_answers = probe_lookup.get(-1, {"student": {}, "teacher": {}})
+    if not any(parts):
+        # No texts: nothing for Ray to plan (an empty plan cannot be grouped); the report is
+        # the single-process one over no texts, with the probes as Ray answered them.
+        return _native.merge_reports([_report(task, probe_answers, [], suite, field_list, options)])
 
     def plan(row: Dict[str, Any]) -> List[Dict[str, Any]]:
         shard = int(row["shard"])
@@ -359,36 +365,58 @@ def write_typo_jsonl(
     ``fingerprint`` is the corpus fingerprint ``capkit typo emit``/``stats`` print, computed at
     write (a BLAKE3 of a concatenation cannot be derived from the shards' own hashes, which are
     returned too, for checking a shard on its own). Each shard is written to a temporary file and
-    renamed; a failure leaves no partial shard behind."""
+    renamed. A directory already holding ``part-*`` files is refused (``FileExistsError``, before
+    any work: older shards would join the concatenation), and a failure removes every shard this
+    call wrote, so nothing is left behind. Files get the mode the umask gives a new file."""
     import os
-    import tempfile
+    import uuid
 
     from .typo import Fingerprinter, fingerprint
 
     settings = _typo_settings(tasks, source, ratio, salt, split, with_empty, drop_unrepresentable)
     parts = _shards(names, shards, "name")
+    if os.path.isdir(out_dir):
+        older = sorted(n for n in os.listdir(out_dir) if n.startswith("part-"))
+        if older:
+            shown = ", ".join(older[:3]) + (", ..." if len(older) > 3 else "")
+            raise FileExistsError(
+                f"{out_dir} already holds {len(older)} part-* file(s) ({shown}): "
+                "their concatenation with the new shards would not be the corpus; "
+                "write into an empty directory or remove them"
+            )
     os.makedirs(out_dir, exist_ok=True)
     corpus = Fingerprinter()
     manifest: List[Dict[str, Any]] = []
     pending: List[Any] = []
     next_to_submit = 0
-    for index in range(len(parts)):
-        while next_to_submit < len(parts) and len(pending) < max(1, in_flight):
-            pending.append(_jsonl_shard.remote(parts[next_to_submit], settings))
-            next_to_submit += 1
-        try:
-            data, examples = ray.get(pending.pop(0))
-        except Exception as exc:
-            raise RuntimeError(f"typo shard {index} ({len(parts[index])} names) failed: {exc}") from exc
-        path = os.path.join(out_dir, f"part-{index:05d}.jsonl")
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".part-{index:05d}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        corpus.update(data)
-        manifest.append({"path": path, "names": len(parts[index]), "examples": examples, "bytes": len(data), "fingerprint": fingerprint(data)})
+    try:
+        for index in range(len(parts)):
+            while next_to_submit < len(parts) and len(pending) < max(1, in_flight):
+                pending.append(_jsonl_shard.remote(parts[next_to_submit], settings))
+                next_to_submit += 1
+            try:
+                data, examples = ray.get(pending.pop(0))
+            except Exception as exc:
+                raise RuntimeError(f"typo shard {index} ({len(parts[index])} names) failed: {exc}") from exc
+            path = os.path.join(out_dir, f"part-{index:05d}.jsonl")
+            tmp = os.path.join(out_dir, f".part-{index:05d}.{uuid.uuid4().hex}.tmp")
+            # 0o666 less the umask, as any new file (mkstemp's would be 0o600 whatever the umask).
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, path)
+            except BaseException:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+                raise
+            manifest.append({"path": path, "names": len(parts[index]), "examples": examples, "bytes": len(data), "fingerprint": fingerprint(data)})
+            corpus.update(data)
+    except BaseException:
+        for written in manifest:
+            try:
+                os.unlink(written["path"])
+            except OSError:
+                pass
+        raise
     return {"fingerprint": corpus.hexdigest(), "shards": manifest}
