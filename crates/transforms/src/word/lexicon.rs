@@ -492,8 +492,9 @@ mod tests {
 
     #[test]
     fn user_tables_replace_builtins_and_errors_name_the_line() {
-        let dir = std::env::temp_dir().join(format!("capkit-lexicon-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        // Removed when dropped, even when an assertion fails.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let good = dir.join("good.tsv");
         std::fs::write(&good, "# mine\nhello\thowdy\thiya\n").unwrap();
         let lex = Lexicon::new(Lexical::Slang, Some(&good)).unwrap();
@@ -512,7 +513,6 @@ mod tests {
         std::fs::write(&bad, "e.g.\tfor example\n").unwrap();
         let err = Lexicon::new(Lexical::Abbreviation, Some(&bad)).unwrap_err();
         assert!(err.to_string().contains(":1: key `e.g.`"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

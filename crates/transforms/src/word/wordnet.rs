@@ -379,11 +379,12 @@ mod tests {
 
     #[test]
     fn synonyms_and_antonyms_from_a_database_directory() {
-        let dir = std::env::temp_dir().join(format!("capkit-wordnet-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        fixture(&dir);
+        // Removed when dropped, even when an assertion fails.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        fixture(dir);
         let all = Probability::new(1.0);
-        let syn = WordNet::load(&dir, Relation::Synonym, "adj").unwrap();
+        let syn = WordNet::load(dir, Relation::Synonym, "adj").unwrap();
         let out = syn.apply("Happy and FAST, quick.", all, false, &mut test_rng(1));
         assert!(out.starts_with("Felicitous and "), "{out}");
         assert!(!out.contains("FAST,") && !out.contains(" quick."), "{out}");
@@ -391,19 +392,18 @@ mod tests {
             syn.apply("so happy", all, true, &mut test_rng(1)),
             "so happy felicitous"
         );
-        let ant = WordNet::load(&dir, Relation::Antonym, "adj").unwrap();
+        let ant = WordNet::load(dir, Relation::Antonym, "adj").unwrap();
         assert_eq!(
             ant.apply("happy, Unhappy, fast", all, false, &mut test_rng(1)),
             "unhappy, Happy, fast"
         );
-        let err = WordNet::load(&dir, Relation::Synonym, "noun").unwrap_err();
+        let err = WordNet::load(dir, Relation::Synonym, "noun").unwrap_err();
         assert!(err.contains("index.noun: cannot read") || err.contains("data.noun: cannot read"));
         std::fs::write(dir.join("data.adj"), "00001740 00 a zz happy 0 000 |\n").unwrap();
-        let err = WordNet::load(&dir, Relation::Synonym, "adj").unwrap_err();
+        let err = WordNet::load(dir, Relation::Synonym, "adj").unwrap_err();
         assert_eq!(
             err,
             "data.adj:1: expected the word count (hexadecimal) in field 4"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
