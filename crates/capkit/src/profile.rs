@@ -580,6 +580,9 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
             if let (Some(breakdown), serde_json::Value::Object(map)) = (breakdown, &mut json) {
                 map.insert("fields".to_owned(), serde_json::to_value(breakdown)?);
             }
+            if let serde_json::Value::Object(map) = &mut json {
+                map.insert("texts".to_owned(), report::texts_block(&texts));
+            }
             json
         }
     };

@@ -338,7 +338,7 @@ impl Comparison {
     }
 
     /// The whole comparison as JSON: `format`, `task`, `suite`, `teacher`, `settings`, every
-    /// student's full report under `students`, and under `pairs`, for every pair of students,
+    /// student's full report under `students`, their short `aliases` ([`Comparison::aliases`]), and under `pairs`, for every pair of students,
     /// the paired counts and per stage the difference (first minus second: agreement with the
     /// teacher on clean texts and corruptions, violation rate on invariances) with Tango's
     /// interval and McNemar's score test, p-values Holm-adjusted over the whole comparison
@@ -357,6 +357,7 @@ impl Comparison {
             .map(|(k, r)| (k.clone(), r.to_json()))
             .collect();
         out.insert("students".into(), Value::Object(students));
+        out.insert("aliases".into(), value(&self.aliases()));
         let level = first.map(|r| r.settings.level).unwrap_or_default();
         let pairs: Vec<Value> = self
             .pairs
@@ -401,6 +402,16 @@ impl Comparison {
         }
         out.insert("methods".into(), glossary);
         Value::Object(out)
+    }
+
+    /// Every student's short alias (A, B, C… in order), alias → student name: what pages and
+    /// gates (`students.A`) use instead of a full model spec.
+    pub fn aliases(&self) -> IndexMap<String, String> {
+        self.students
+            .keys()
+            .enumerate()
+            .map(|(k, name)| (crate::gate::derived_alias(k), name.clone()))
+            .collect()
     }
 
     /// The paired tests of every pair (in `pairs` order), Holm-adjusted together: the family is

@@ -11,7 +11,10 @@
 //! number  := a decimal number (0.9, 1e-3, -0.05)
 //! ```
 //!
-//! Segments name object keys, or array positions (`pairs.0.clean.p`). A gate **fails when its
+//! Segments name object keys, or array positions (`pairs.0.clean.p`). Under a comparison's
+//! `students`, a student is also named by its position (`students.0`) or its short alias
+//! (`students.A`: the comparison's `aliases`, or A, B, C… in order when it has none), so a gate
+//! never has to quote a full model spec. A gate **fails when its
 //! comparison holds**: `corruptions.typo_10.agreement.lower < 0.9` fails when the lower limit of
 //! typo_10's agreement is below 0.9. A path that is not in the report, or whose value is not a
 //! number (an object, or `null` for an estimate without texts), is an error, never a pass.
@@ -173,6 +176,9 @@ impl Gate {
             parent = current;
             let prefix = &self.path[..i];
             let next = match current {
+                Value::Object(map) if prefix == ["students"] => map
+                    .get(segment)
+                    .or_else(|| student_by_alias(report, map, segment)),
                 Value::Object(map) => map.get(segment),
                 Value::Array(items) => segment.parse::<usize>().ok().and_then(|k| items.get(k)),
                 _ => None,
@@ -223,6 +229,71 @@ impl Gate {
 impl fmt::Display for Gate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {} {}", self.path(), self.op, self.threshold)
+    }
+}
+
+/// A comparison's student named by position (`0`) or alias (`A`): the document's `aliases`
+/// (alias → student name) when it has them, else A, B, … Z, AA, AB… in order.
+fn student_by_alias<'a>(
+    report: &Value,
+    students: &'a serde_json::Map<String, Value>,
+    segment: &str,
+) -> Option<&'a Value> {
+    if let Ok(k) = segment.parse::<usize>() {
+        return students.values().nth(k);
+    }
+    match report.get("aliases") {
+        Some(Value::Object(aliases)) => aliases
+            .get(segment)
+            .and_then(Value::as_str)
+            .and_then(|name| students.get(name)),
+        _ => (0..students.len())
+            .find(|&k| derived_alias(k) == segment)
+            .and_then(|k| students.values().nth(k)),
+    }
+}
+
+/// The `k`-th derived alias: A, B, … Z, AA, AB, … (bijective base 26).
+pub fn derived_alias(mut k: usize) -> String {
+    let mut letters = Vec::new();
+    loop {
+        letters.push(char::from(b'A' + (k % 26) as u8));
+        if k < 26 {
+            break;
+        }
+        k = k / 26 - 1;
+    }
+    letters.iter().rev().collect()
+}
+
+/// A gate's value as a reader wants it: six significant digits (`0.0572235`, `1.23457e-190`),
+/// unless rounding would put it on the other side of the gate's threshold, then every digit.
+pub fn readable(value: f64, op: Op, threshold: f64) -> String {
+    if !value.is_finite() || value == 0.0 {
+        return format!("{value}");
+    }
+    let magnitude = value.abs().log10().floor();
+    let short = if (-4.0..6.0).contains(&magnitude) {
+        let decimals = (5.0 - magnitude).max(0.0) as usize;
+        let s = format!("{value:.decimals$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            s
+        }
+    } else {
+        let s = format!("{value:.5e}");
+        match s.split_once('e') {
+            Some((mantissa, exponent)) if mantissa.contains('.') => format!(
+                "{}e{exponent}",
+                mantissa.trim_end_matches('0').trim_end_matches('.')
+            ),
+            _ => s,
+        }
+    };
+    match short.parse::<f64>() {
+        Ok(rounded) if op.holds(rounded, threshold) == op.holds(value, threshold) => short,
+        _ => format!("{value}"),
     }
 }
 
@@ -333,6 +404,59 @@ fn children(prefix: &[String], value: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn students_by_position_and_alias() {
+        let doc = json!({"students": {"cmd:python3 long spec a.py": {"p": 0.5}, "b": {"p": 0.01}}});
+        for path in ["students.0.p", "students.A.p"] {
+            let g = Gate::parse(&format!("{path} < 0.05")).unwrap();
+            assert_eq!(g.evaluate(&doc).unwrap().value, 0.5, "{path}");
+        }
+        let g = Gate::parse("students.B.p < 0.05").unwrap();
+        assert!(g.evaluate(&doc).unwrap().failed);
+        assert!(
+            Gate::parse("students.C.p < 1")
+                .unwrap()
+                .evaluate(&doc)
+                .is_err()
+        );
+        assert!(
+            Gate::parse("students.2.p < 1")
+                .unwrap()
+                .evaluate(&doc)
+                .is_err()
+        );
+        // Aliases given by the document win over the derived ones.
+        let mut named = doc.clone();
+        named["aliases"] = json!({"fast": "b"});
+        let g = Gate::parse("students.fast.p < 0.05").unwrap();
+        assert!(g.evaluate(&named).unwrap().failed);
+        assert!(
+            Gate::parse("students.A.p < 1")
+                .unwrap()
+                .evaluate(&named)
+                .is_err()
+        );
+        assert_eq!(
+            [0, 1, 25, 26, 27, 701, 702].map(derived_alias),
+            ["A", "B", "Z", "AA", "AB", "ZZ", "AAA"]
+        );
+    }
+
+    #[test]
+    fn readable_values() {
+        let r = |v: f64| readable(v, Op::Lt, 0.05);
+        assert_eq!(r(0.05722351374171941), "0.0572235");
+        assert_eq!(r(0.39677814746114537), "0.396778");
+        assert_eq!(r(1.0), "1");
+        assert_eq!(r(0.0), "0");
+        assert_eq!(r(1.2345678e-190), "1.23457e-190");
+        assert_eq!(r(2.5e-5), "2.5e-5");
+        assert_eq!(r(123456789.0), "1.23457e8");
+        // Rounding never crosses the threshold: the full value is printed instead.
+        assert_eq!(r(0.049999999), "0.049999999");
+        assert_eq!(readable(0.0500000001, Op::Le, 0.05), "0.0500000001");
+    }
 
     #[test]
     fn parses_the_grammar() {

@@ -138,6 +138,9 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .with_settings(stats)
         .with_suite_fingerprint(Some(report::fingerprint(spec)));
     let mut json = comparison.to_json();
+    if let serde_json::Value::Object(map) = &mut json {
+        map.insert("texts".to_owned(), report::texts_block(texts));
+    }
     if args.with_run_info
         && let serde_json::Value::Object(map) = &mut json
     {

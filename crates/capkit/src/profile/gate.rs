@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use profile_stats::{Gate, numeric_paths};
+use profile_stats::{Gate, numeric_paths, readable};
 
 use crate::profile::report;
 use crate::stdout::Lines;
@@ -17,7 +17,10 @@ const GATE_FAILED: u8 = 2;
     after_help = "GATE: PATH OP NUMBER, e.g. 'corruptions.typo_10.agreement.lower < 0.9' or \
     'invariances.case.student_vs_teacher.p < 0.01'. PATH is dot-separated keys of the report \
     (quote a key with other characters: 'students.\"cmd:python3 a.py\".clean.agreement.lower'; \
-    numbers index lists: 'pairs.0.clean.p'); OP is < <= > >= == !=. A gate FAILS when its \
+    numbers index lists: 'pairs.0.clean.p'; a comparison's students are also named by position or \
+    alias: 'students.0.clean.agreement.lower', 'students.A.clean.agreement.lower'); OP is \
+    < <= > >= == !=. Values print with six significant digits (every digit when rounding would \
+    cross the threshold). A gate FAILS when its \
     comparison holds. The figures are recomputed from the report's counts. Exit codes: 0 every \
     gate passes, 2 a gate failed, 1 an error (an unknown path, a value that is not a number, a \
     bad report, a usage error)."
@@ -70,7 +73,7 @@ pub(crate) fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         out.line(format_args!(
             "{verdict}  {} = {}{estimated} (fails when {} {})",
             gate.path(),
-            outcome.value,
+            readable(outcome.value, gate.op(), gate.threshold()),
             gate.op(),
             gate.threshold()
         ));

@@ -51,15 +51,56 @@ impl Document {
     }
 }
 
-/// The `run` block of a single run, or the `runs` of a merge: where a report came from. Not
-/// counts: kept as they are (gates can read them), collected by merges.
+/// The `texts` block every report and comparison carries: the fingerprint of the texts it
+/// counts, `[{"count", "blake3"}]` (one entry per shard once merged), so that `capkit profile
+/// merge` can refuse a shard given twice.
+pub(crate) fn texts_block(texts: &crate::profile::texts::TextsInfo) -> Value {
+    serde_json::json!([{"count": texts.count, "blake3": texts.blake3}])
+}
+
+/// The `run` block of a single run, or the `runs` of a merge: where a report came from, and the
+/// `texts` fingerprints of its shards. Not counts: kept as they are (gates can read them),
+/// collected by merges.
 #[derive(Default)]
 pub(crate) struct Provenance {
     run: Option<Value>,
     runs: Vec<Value>,
+    texts: Vec<Value>,
 }
 
 impl Provenance {
+    /// The texts' fingerprints (blake3) of the shards behind the document: its `texts` block, or
+    /// for a report written before it existed, its run blocks' `texts.blake3`. Each once.
+    pub(crate) fn fingerprints(&self) -> Vec<String> {
+        let from_runs = self
+            .run
+            .iter()
+            .chain(&self.runs)
+            .filter_map(|r| r.get("texts"));
+        let blocks: Vec<&Value> = if self.texts.is_empty() {
+            from_runs.collect()
+        } else {
+            self.texts.iter().collect()
+        };
+        let mut out: Vec<String> = Vec::new();
+        for b in blocks {
+            // No texts, nothing counted twice: empty shards may repeat.
+            let empty = b.get("count").and_then(Value::as_u64) == Some(0);
+            if let Some(h) = b.get("blake3").and_then(Value::as_str)
+                && !empty
+                && !out.iter().any(|o| o == h)
+            {
+                out.push(h.to_owned());
+            }
+        }
+        out
+    }
+
+    /// The `texts` entries, in order.
+    pub(crate) fn texts(&self) -> Vec<Value> {
+        self.texts.clone()
+    }
+
     /// Every run block, in order.
     pub(crate) fn runs(self) -> Vec<Value> {
         self.run.into_iter().chain(self.runs).collect()
@@ -73,6 +114,9 @@ impl Provenance {
             }
             if !self.runs.is_empty() {
                 map.insert("runs".to_owned(), self.runs.into());
+            }
+            if !self.texts.is_empty() {
+                map.insert("texts".to_owned(), self.texts.into());
             }
         }
     }
@@ -105,6 +149,10 @@ pub(crate) fn read(path: &Path) -> anyhow::Result<(Document, Provenance, Option<
         run: json.get("run").cloned(),
         runs: match json.get("runs") {
             Some(Value::Array(runs)) => runs.clone(),
+            _ => Vec::new(),
+        },
+        texts: match json.get("texts") {
+            Some(Value::Array(texts)) => texts.clone(),
             _ => Vec::new(),
         },
     };
