@@ -581,7 +581,7 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
                 map.insert("fields".to_owned(), serde_json::to_value(breakdown)?);
             }
             if let serde_json::Value::Object(map) = &mut json {
-                map.insert("texts".to_owned(), report::texts_block(&texts));
+                map.insert("texts".to_owned(), report::texts_block(texts));
             }
             json
         }
