@@ -28,6 +28,8 @@ pub struct Rows {
 impl Rows {
     /// Parses `text`, read from `source`.
     pub fn parse(source: &str, text: &str) -> Result<Rows, String> {
+        // A byte-order mark some editors write is no part of the first key.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut rows = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.strip_suffix('\r').unwrap_or(line);
@@ -186,9 +188,11 @@ mod tests {
 
     #[test]
     fn rows_skip_comments_and_name_bad_lines() {
-        let rows = Rows::parse("t", "# header\n\na\tb\r\nc\td\te\n").unwrap();
+        let rows = Rows::parse("t", "\u{feff}# header\n\na\tb\r\nc\td\te\n").unwrap();
         assert_eq!(rows.rows.len(), 2);
         assert_eq!(rows.rows[1], (4, vec!["c".into(), "d".into(), "e".into()]));
+        let bom = Rows::parse("t", "\u{feff}x\ty\n").unwrap();
+        assert_eq!(bom.rows[0].1[0], "x");
         let err = rows.check_fields(2, 2, "`A<TAB>B`").unwrap_err();
         assert_eq!(err.to_string(), "t:4: expected `A<TAB>B`, found 3 field(s)");
         let err = Rows::parse("f.tsv", "a\t\n").unwrap_err();
