@@ -82,3 +82,20 @@ def test_distill_example_cli_counts_what_python_counts(runs):
         py_students, cli_students = list(python["students"].values()), list(cli["students"].values())
         assert [s["counts"] for s in cli_students] == [s["counts"] for s in py_students], suite
         assert [p["counts"] for p in cli["pairs"]] == [p["counts"] for p in python["pairs"]], suite
+
+
+def test_the_budget_table_saves_teacher_calls_and_brackets_its_estimates(runs):
+    """examples/distill/budget.py (the README's teacher-budget table) on the CI-sized run."""
+    first, _, env = runs
+    subprocess.run([sys.executable, str(EXAMPLE / "budget.py"), str(first)], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    result = json.loads((first / "budget.json").read_text())
+    full, tenth = result["runs"]["full"], result["runs"]["10%"]
+    assert full["transformed_calls"] >= 5 * tenth["transformed_calls"], (full, tenth)
+    assert tenth["teacher_calls"] < full["teacher_calls"]
+    for name, sampled in result["runs"].items():
+        assert set(sampled["figures"]) == set(full["figures"])
+        for figure, value in sampled["figures"].items():
+            assert value["lower"] <= value["estimate"] <= value["upper"], (name, figure, value)
+            if name != "full":
+                assert value["method"] == "ppi_power_tuned", (name, figure)

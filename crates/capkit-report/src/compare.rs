@@ -63,7 +63,7 @@ pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> M
             }
         }
         (probes(&students))
-        (methods(level))
+        (methods(level, students.iter().any(|(_, r, _)| crate::profile::sampled(r))))
     }
 }
 

@@ -297,7 +297,7 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
         @if let Some(p) = &report.probes {
             (probes_section(&[("teacher", &p.teacher), ("student", &p.student)]))
         }
-        (methods(level))
+        (methods(level, sampled(report)))
     }
 }
 
@@ -851,7 +851,12 @@ pub(crate) fn probes_section(columns: &[(&str, &Vec<Label>)]) -> Markup {
 }
 
 /// How the figures were computed.
-pub(crate) fn methods(level: f64) -> Markup {
+/// Whether the report's teacher answered a sample of the transformed texts only.
+pub(crate) fn sampled(report: &ProfileReport) -> bool {
+    matches!(&report.counts, Counts::Classify(c) if c.sample.is_some())
+}
+
+pub(crate) fn methods(level: f64, sampled: bool) -> Markup {
     html! {
         section.methods {
             h3 { "Methods" }
@@ -861,6 +866,9 @@ pub(crate) fn methods(level: f64) -> Markup {
                     "Every p-value on the page is Holm-adjusted over all the page's paired tests (Holm 1979), and each interval is at the level of the Holm step that decided it; "
                     "a difference is called significant when the adjusted p < " (number(((1.0 - level) * 1e9).round() / 1e9)) "." }
                 li { "Severity curves pool the stages of equal severity; the break-even severity is interpolated linearly where a curve first falls below the threshold; the area is normalised by the largest severity." }
+                @if sampled {
+                    li { "Figures marked (estimated): the teacher answered the corrupted and rewritten versions of a seeded uniform sample of the texts only. Each is a power-tuned prediction-powered estimate (PPI++) of the full profile's value, from the sampled texts' teacher answers and a surrogate on every text (the student's answer against the teacher's clean answer; the student's own change), with a normal interval; the p-values of those stages are exact McNemar tests on the sampled texts, and their curve points are the sampled texts' rates." }
+                }
             }
         }
     }

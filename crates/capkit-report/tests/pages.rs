@@ -151,6 +151,11 @@ fn estimated_figures_are_marked_on_the_page() {
     let text = readable(&html);
     assert!(text.contains("Teacher sample"), "{text}");
     assert!(text.contains("(estimated)"), "{text}");
+    assert!(
+        text.contains("prediction-powered estimate (PPI++)"),
+        "{text}"
+    );
     let full = readable(&common::page(&[("r.json", common::classify_report())]));
     assert!(!full.contains("(estimated)") && !full.contains("Teacher sample"));
+    assert!(!full.contains("PPI++"));
 }
