@@ -8,7 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use profile_types::{Abstention, CaptureProfile, ExtractiveProfile};
+use serde_json::{Map, Value};
 use suite_core::{CapabilitySuite, MixleTypo, Side, Stage, Transform, TransformSpec, TypoRng};
+use transforms::Catalogue;
 
 use crate::adapters::model_of;
 use crate::convert::{LabelMode, str_form, strs_of, texts_of, to_value, type_name};
@@ -19,6 +21,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTransform>()?;
     m.add_function(wrap_pyfunction!(keyboard_typo_corruption, m)?)?;
     m.add_function(wrap_pyfunction!(_transform_from_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(_catalogue_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(_catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(capture_profile, m)?)?;
     m.add_function(wrap_pyfunction!(extractive_capture_profile, m)?)?;
     m.add_function(wrap_pyfunction!(validate_extraction_schema, m)?)?;
@@ -26,7 +30,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "case_jitter_invariance",
         PyTransform::new(
-            Rebuild::Spec(TransformSpec::CaseJitter),
+            Rebuild::from(TransformSpec::CaseJitter),
             "case_jitter_invariance",
         )?
         .into_pyobject(py)?,
@@ -34,7 +38,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "whitespace_invariance",
         PyTransform::new(
-            Rebuild::Spec(TransformSpec::Whitespace),
+            Rebuild::from(TransformSpec::Whitespace),
             "whitespace_invariance",
         )?
         .into_pyobject(py)?,
@@ -42,8 +46,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// A built-in text transform implemented in Rust: callable like a function (`t("text")`), and run
-/// with the GIL released when a profile applies it.
+/// A built-in text transform implemented in Rust (any transform of the `capkit-transforms`
+/// catalogue): callable like a function (`t("text")`), and run with the GIL released when a
+/// profile applies it.
 #[pyclass(name = "Transform", module = "capkit_rs", frozen)]
 pub(crate) struct PyTransform {
     inner: Transform,
@@ -52,24 +57,66 @@ pub(crate) struct PyTransform {
     spec: Rebuild,
 }
 
-/// What a built-in transform is made from: a suite file's spec, or mixle's typo corruption with
-/// a seed that is not an integer in `0..2^64` (mixle accepts any seed; only its text matters).
+/// What a built-in transform is made from: mixle's typo corruption with a seed that is not an
+/// integer in `0..2^64` (mixle accepts any seed; only its text matters), or a catalogue spec
+/// `{"transform": NAME, ...parameters}` (suite-core's `TransformSpec` JSON, which older pickles
+/// hold, is one). Untagged, the typo first: a spec has no `mixle_seed`.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 enum Rebuild {
-    Spec(TransformSpec),
     MixleTypo { rate: f64, mixle_seed: String },
+    Spec(Map<String, Value>),
+}
+
+impl From<TransformSpec> for Rebuild {
+    fn from(spec: TransformSpec) -> Rebuild {
+        match serde_json::to_value(spec) {
+            Ok(Value::Object(map)) => Rebuild::Spec(map),
+            _ => Rebuild::Spec(Map::new()),
+        }
+    }
+}
+
+/// A transform's spec: `{"transform": NAME, ...its parameters}`.
+fn spec_of(name: &str, params: Map<String, Value>) -> Map<String, Value> {
+    let mut spec = Map::new();
+    spec.insert("transform".into(), Value::String(name.to_owned()));
+    spec.extend(params);
+    spec
+}
+
+/// Builds a catalogue spec; returns the transform and the canonical spec.
+fn from_catalogue(spec: Map<String, Value>) -> PyResult<(Transform, Map<String, Value>)> {
+    let mut params = spec;
+    let name = match params.remove("transform") {
+        Some(Value::String(name)) => name,
+        _ => {
+            return Err(PyValueError::new_err(
+                "a transform spec needs a string `transform`",
+            ));
+        }
+    };
+    let catalogue = Catalogue::standard();
+    let err = |e: transforms::Error| PyValueError::new_err(e.to_string());
+    let params = catalogue.canonical_params(&name, params).map_err(err)?;
+    let inner = catalogue.build(&name, &params).map_err(err)?.transform;
+    Ok((inner, spec_of(&name, params)))
 }
 
 impl PyTransform {
     fn new(spec: Rebuild, repr: impl Into<String>) -> PyResult<PyTransform> {
-        let built = match &spec {
-            Rebuild::Spec(spec) => spec.build(),
+        let (inner, spec) = match spec {
+            Rebuild::Spec(spec) => {
+                let (inner, canonical) = from_catalogue(spec)?;
+                (inner, Rebuild::Spec(canonical))
+            }
             Rebuild::MixleTypo { rate, mixle_seed } => {
-                MixleTypo::new(*rate, mixle_seed).map(MixleTypo::into_transform)
+                let inner = MixleTypo::new(rate, &mixle_seed)
+                    .map(MixleTypo::into_transform)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                (inner, Rebuild::MixleTypo { rate, mixle_seed })
             }
         };
-        let inner = built.map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(PyTransform {
             inner,
             repr: repr.into(),
@@ -84,6 +131,55 @@ fn _transform_from_spec(spec: &str, repr: &str) -> PyResult<PyTransform> {
     let spec: Rebuild =
         serde_json::from_str(spec).map_err(|e| PyValueError::new_err(e.to_string()))?;
     PyTransform::new(spec, repr)
+}
+
+/// `capkit_rs.transforms.NAME(**params)`: the catalogue's transform `name` with `params` (a
+/// JSON object; composition steps are specs), checked with the catalogue's messages.
+#[pyfunction]
+fn _catalogue_transform(name: &str, params: &str) -> PyResult<PyTransform> {
+    let params = match serde_json::from_str(params) {
+        Ok(Value::Object(params)) => params,
+        _ => return Err(PyValueError::new_err("parameters must be a JSON object")),
+    };
+    let canonical = Catalogue::standard()
+        .canonical_params(name, params)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let args: Vec<String> = canonical
+        .iter()
+        .map(|(k, v)| format!("{k}={}", py_literal(v)))
+        .collect();
+    let repr = format!("capkit_rs.transforms.{name}({})", args.join(", "));
+    PyTransform::new(Rebuild::Spec(spec_of(name, canonical)), repr)
+}
+
+/// A JSON value as a Python literal (for reprs).
+fn py_literal(v: &Value) -> String {
+    match v {
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Null => "None".into(),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(py_literal).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}: {}", Value::from(k.as_str()), py_literal(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The catalogue as JSON (`capkit profile transforms --json`).
+#[pyfunction]
+fn _catalogue() -> PyResult<String> {
+    let all = Catalogue::standard()
+        .describe_all()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(all.to_string())
 }
 
 #[pymethods]
@@ -103,6 +199,13 @@ impl PyTransform {
 
     fn __repr__(&self) -> String {
         self.repr.clone()
+    }
+
+    /// The transform's spec as JSON: `{"transform": NAME, ...parameters}` (what composition
+    /// steps hold and pickles carry).
+    #[getter]
+    fn _spec(&self) -> PyResult<String> {
+        serde_json::to_string(&self.spec).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Pickling support: a transform is rebuilt from its spec, so suites travel to Ray workers.
@@ -153,7 +256,7 @@ fn keyboard_typo_corruption(
             let spec = match seed.int {
                 // An integer seed is a suite file's spec (the same draws, a simpler pickle).
                 Some(n) if !seed.is_bool && seed.text.as_deref() == Ok(&n.to_string()) => {
-                    Rebuild::Spec(TransformSpec::KeyboardTypo {
+                    Rebuild::from(TransformSpec::KeyboardTypo {
                         rate: value,
                         seed: n,
                         rng: TypoRng::Mixle,
@@ -178,7 +281,7 @@ fn keyboard_typo_corruption(
                 ))
             })?;
             (
-                Rebuild::Spec(TransformSpec::KeyboardTypo {
+                Rebuild::from(TransformSpec::KeyboardTypo {
                     rate: value,
                     seed: seed_value,
                     rng: TypoRng::Chacha,

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use suite_core::{ResolveError, Resolved, Resolver, Transform};
 
 use crate::descriptor::{Descriptor, Kind};
-use crate::param::{Params, canonicalise, takes_list};
+use crate::param::{ParamType, Params, canonicalise, takes_list};
 use crate::{Error, builtin, character, compose, sentence, word};
 
 /// How deeply compositions may nest (a `chain` in a `one_of` in a `chain`...).
@@ -106,6 +106,58 @@ impl Catalogue {
             params,
             built.transform.apply(d.example),
         ))
+    }
+
+    /// `name`'s descriptor as JSON, with its example run: `name`, `level`, `kind`, `severity`
+    /// (the severity parameter of a corruption, else `null`), `description`, `params` (each
+    /// `name`, `type` (for people), `json` (its JSON shape, `ParamType::json_kind`), `choices`
+    /// (or `null`), `default` or `null` when required, `doc`) and `example` (`params`,
+    /// `text`, `output`). What `capkit profile transforms --json` prints and Python's
+    /// `capkit_rs.transforms` is generated from.
+    pub fn describe(&self, name: &str) -> Result<Value, Error> {
+        let d = self
+            .get(name)
+            .ok_or_else(|| self.error(name, ResolveError::UnknownTransform))?;
+        let params: Vec<Value> = d
+            .params
+            .iter()
+            .map(|p| {
+                let choices = match p.ty {
+                    ParamType::Choice(c) => Value::from(c.to_vec()),
+                    _ => Value::Null,
+                };
+                serde_json::json!({
+                    "name": p.name,
+                    "type": p.ty.describe(),
+                    "json": p.ty.json_kind(),
+                    "choices": choices,
+                    "default": p.default.and_then(|j| serde_json::from_str::<Value>(j).ok()),
+                    "doc": p.doc,
+                })
+            })
+            .collect();
+        let (text, example_params, output) = self.example(name)?;
+        let severity = match d.kind {
+            Kind::Corruption { severity } => Value::from(severity),
+            _ => Value::Null,
+        };
+        Ok(serde_json::json!({
+            "name": d.name,
+            "level": d.level.as_str(),
+            "kind": d.kind.as_str(),
+            "severity": severity,
+            "description": d.description,
+            "params": params,
+            "example": {"params": example_params, "text": text, "output": output},
+        }))
+    }
+
+    /// Every descriptor as JSON ([`Catalogue::describe`]), in listing order.
+    pub fn describe_all(&self) -> Result<Value, Error> {
+        self.descriptors()
+            .map(|d| self.describe(d.name))
+            .collect::<Result<Vec<Value>, Error>>()
+            .map(Value::Array)
     }
 
     /// A [`ResolveError`] about `name` as this crate's [`Error`].

@@ -40,6 +40,19 @@ pub enum ParamType {
 }
 
 impl ParamType {
+    /// The JSON shape of its values, for tools and generated bindings: `number`, `integer`,
+    /// `string`, `strings`, `boolean` or `transforms`.
+    pub fn json_kind(&self) -> &'static str {
+        match self {
+            ParamType::Rate | ParamType::Number { .. } => "number",
+            ParamType::Count { .. } | ParamType::Seed => "integer",
+            ParamType::Choice(_) | ParamType::Text => "string",
+            ParamType::Texts => "strings",
+            ParamType::Flag => "boolean",
+            ParamType::Transforms => "transforms",
+        }
+    }
+
     /// A short human description (`capkit profile transforms` shows it).
     pub fn describe(&self) -> String {
         match self {

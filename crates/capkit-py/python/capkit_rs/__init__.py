@@ -15,7 +15,9 @@ counts behind a profile with intervals, paired tests and severity curves (the JS
 ``capkit profile --report``), :func:`merge_reports` adds reports over other texts, and
 :func:`compare_students` runs several students against one teacher. Real models (the
 ``cmd:``, ``http:``, ``openai:`` and ``file:`` models of ``capkit profile``, cached on disk) are in
-:mod:`capkit_rs.models`, typo tasks in :mod:`capkit_rs.typo`, mutator evaluation in
+:mod:`capkit_rs.models`, the transform catalogue (every perturbation suite files name, as
+factories: ``transforms.homoglyph(rate=0.1)``) in :mod:`capkit_rs.transforms`, typo tasks in
+:mod:`capkit_rs.typo`, mutator evaluation in
 :mod:`capkit_rs.mutator`, profiles on Ray in :mod:`capkit_rs.ray` (optional extra
 ``capkit-rs[ray]``).
 """
@@ -39,6 +41,7 @@ from ._native import (
     validate_extraction_schema,
     whitespace_invariance,
 )
+from . import transforms
 
 __all__ = [
     "CapabilitySuite",
@@ -52,6 +55,7 @@ __all__ = [
     "extractive_profile_report",
     "keyboard_typo_corruption",
     "merge_reports",
+    "transforms",
     "validate_extraction_schema",
     "whitespace_invariance",
 ]

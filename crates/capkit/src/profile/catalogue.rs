@@ -2,8 +2,8 @@
 //! description and an example) and `capkit profile transform NAME --text …` (try one).
 
 use anyhow::bail;
-use serde_json::{Map, Value, json};
-use transforms::{Catalogue, Descriptor, Kind};
+use serde_json::{Map, Value};
+use transforms::{Catalogue, Kind};
 
 /// Arguments of `capkit profile transforms`.
 #[derive(Debug, clap::Args)]
@@ -29,46 +29,12 @@ pub(crate) struct TryArgs {
     params: Vec<String>,
 }
 
-/// One descriptor as JSON, with its example run.
-fn describe(catalogue: &Catalogue, d: &Descriptor) -> anyhow::Result<Value> {
-    let params: Vec<Value> = d
-        .params
-        .iter()
-        .map(|p| {
-            json!({
-                "name": p.name,
-                "type": p.ty.describe(),
-                "default": p.default.and_then(|j| serde_json::from_str::<Value>(j).ok()),
-                "doc": p.doc,
-            })
-        })
-        .collect();
-    let (input, example_params, output) = catalogue.example(d.name)?;
-    let severity = match d.kind {
-        Kind::Corruption { severity } => Value::from(severity),
-        _ => Value::Null,
-    };
-    Ok(json!({
-        "name": d.name,
-        "level": d.level.as_str(),
-        "kind": d.kind.as_str(),
-        "severity": severity,
-        "description": d.description,
-        "params": params,
-        "example": {"params": example_params, "text": input, "output": output},
-    }))
-}
-
 /// `capkit profile transforms`.
 pub(crate) fn list(args: &ListArgs) -> anyhow::Result<()> {
     let catalogue = Catalogue::standard();
     let mut out = crate::stdout::Lines::default();
     if args.json {
-        let all = catalogue
-            .descriptors()
-            .map(|d| describe(catalogue, d))
-            .collect::<anyhow::Result<Vec<Value>>>()?;
-        out.line(serde_json::to_string_pretty(&Value::Array(all))?);
+        out.line(serde_json::to_string_pretty(&catalogue.describe_all()?)?);
         return out.print();
     }
     let width = catalogue
