@@ -25,7 +25,7 @@ from typing import Any, Dict, Literal, Sequence
 
 from ._native import Transform, _catalogue_transform
 
-__all__ = ['keyboard_typo', 'case_jitter', 'whitespace', 'identity', 'char_insert', 'char_delete', 'char_substitute', 'char_swap', 'neighbour_swap', 'repeat_char', 'random_case', 'add_diacritics', 'strip_diacritics', 'zero_width', 'bidi_reorder', 'homoglyph', 'keyboard', 'typo_aci', 'typo_acs', 'typo_bf', 'typo_cm', 'typo_cns', 'typo_co', 'typo_cr', 'typo_cs', 'typo_dhs', 'typo_di', 'typo_do', 'typo_gi', 'typo_gr', 'typo_hi', 'typo_ho', 'typo_hr', 'typo_hs', 'typo_ons', 'typo_rar', 'typo_sp', 'typo_tos', 'typo_vs', 'word_delete', 'word_swap', 'word_split', 'word_merge', 'word_crop', 'contraction_expand', 'contraction_add', 'us_to_uk', 'uk_to_us', 'abbreviation', 'slang', 'speech_to_text', 'dyslexia_swap', 'homophone', 'number_to_words', 'words_to_number', 'swap_numbers', 'randomize_age', 'swap_names', 'swap_locations', 'ocr', 'uppercase', 'lowercase', 'titlecase', 'strip_punctuation', 'strip_all_punctuation', 'add_punctuation', 'add_new_lines', 'add_tabs', 'add_context', 'normalize', 'chain', 'one_of']
+__all__ = ['keyboard_typo', 'case_jitter', 'whitespace', 'identity', 'char_insert', 'char_delete', 'char_substitute', 'char_swap', 'neighbour_swap', 'repeat_char', 'random_case', 'add_diacritics', 'strip_diacritics', 'zero_width', 'bidi_reorder', 'homoglyph', 'keyboard', 'typo_aci', 'typo_acs', 'typo_bf', 'typo_cm', 'typo_cns', 'typo_co', 'typo_cr', 'typo_cs', 'typo_dhs', 'typo_di', 'typo_do', 'typo_gi', 'typo_gr', 'typo_hi', 'typo_ho', 'typo_hr', 'typo_hs', 'typo_ons', 'typo_rar', 'typo_sp', 'typo_tos', 'typo_vs', 'word_delete', 'word_swap', 'word_split', 'word_merge', 'word_crop', 'word_shuffle', 'contraction_expand', 'contraction_add', 'us_to_uk', 'uk_to_us', 'abbreviation', 'slang', 'speech_to_text', 'dyslexia_swap', 'homophone', 'number_to_words', 'words_to_number', 'swap_numbers', 'randomize_age', 'synonym', 'antonym', 'synonym_insert', 'swap_names', 'swap_locations', 'ocr', 'uppercase', 'lowercase', 'titlecase', 'strip_punctuation', 'strip_all_punctuation', 'add_punctuation', 'add_new_lines', 'add_tabs', 'add_context', 'normalize', 'chain', 'one_of']
 
 
 def _spec(value: Any) -> Any:
@@ -572,6 +572,18 @@ def word_crop(*, rate: float = 0.1, seed: int = 0) -> Transform:
     return _make('word_crop', {'rate': rate, 'seed': seed})
 
 
+def word_shuffle(*, rate: float = 0.1, seed: int = 0) -> Transform:
+    """Swaps each word with a random other word with probability `rate`.
+
+    Word level, corruption (severity: ``rate``).
+    ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
+    ``seed``: seed of the per-text generator (seed (integer >= 0)).
+
+    Example: "The quick brown fox jumps over the lazy dog" -> "quick the dog fox jumps over The lazy brown".
+    """
+    return _make('word_shuffle', {'rate': rate, 'seed': seed})
+
+
 def contraction_expand(*, table: str = '') -> Transform:
     """Expands English contractions (don't -> do not).
 
@@ -724,6 +736,48 @@ def randomize_age(*, rate: float = 1.0, max_change: int = 5, seed: int = 0) -> T
     Example: "My son is 12 years old and my mother, aged 70, is retired." -> "My son is 14 years old and my mother, aged 71, is retired.".
     """
     return _make('randomize_age', {'rate': rate, 'max_change': max_change, 'seed': seed})
+
+
+def synonym(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj', 'adv', 'noun', 'verb'] = 'adj') -> Transform:
+    """Words replaced by a WordNet synonym (most frequent sense) with probability rate; the database is read from `wordnet`.
+
+    Word level, corruption (severity: ``rate``).
+    ``wordnet``: directory of a WordNet 3 database (index.POS, data.POS), e.g. /usr/share/wordnet (string).
+    ``rate``: probability per lemma found (rate in [0, 1]).
+    ``seed``: seed of the per-text generator (seed (integer >= 0)).
+    ``pos``: part of speech whose lemmas are swapped (one of adj, adv, noun, verb).
+
+    Example: "The quick brown fox is happy and fast." -> "The speedy brownish fox is happy and fast.".
+    """
+    return _make('synonym', {'wordnet': wordnet, 'rate': rate, 'seed': seed, 'pos': pos})
+
+
+def antonym(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj', 'adv', 'noun', 'verb'] = 'adj') -> Transform:
+    """Words replaced by a WordNet antonym with probability rate; the database is read from `wordnet`.
+
+    Word level, corruption (severity: ``rate``).
+    ``wordnet``: directory of a WordNet 3 database (index.POS, data.POS), e.g. /usr/share/wordnet (string).
+    ``rate``: probability per lemma found (rate in [0, 1]).
+    ``seed``: seed of the per-text generator (seed (integer >= 0)).
+    ``pos``: part of speech whose lemmas are swapped (one of adj, adv, noun, verb).
+
+    Example: "The quick brown fox is happy and fast." -> "The quick brown fox is unhappy and slow.".
+    """
+    return _make('antonym', {'wordnet': wordnet, 'rate': rate, 'seed': seed, 'pos': pos})
+
+
+def synonym_insert(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj', 'adv', 'noun', 'verb'] = 'adj') -> Transform:
+    """A WordNet synonym inserted after words with probability rate; the database is read from `wordnet`.
+
+    Word level, corruption (severity: ``rate``).
+    ``wordnet``: directory of a WordNet 3 database (index.POS, data.POS), e.g. /usr/share/wordnet (string).
+    ``rate``: probability per lemma found (rate in [0, 1]).
+    ``seed``: seed of the per-text generator (seed (integer >= 0)).
+    ``pos``: part of speech whose lemmas are swapped (one of adj, adv, noun, verb).
+
+    Example: "The quick brown fox is happy and fast." -> "The quick speedy brown dark-brown fox is happy and fast.".
+    """
+    return _make('synonym_insert', {'wordnet': wordnet, 'rate': rate, 'seed': seed, 'pos': pos})
 
 
 def swap_names(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
