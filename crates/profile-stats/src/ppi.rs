@@ -101,24 +101,29 @@ impl PpiSums {
     /// The power-tuning parameter PPI++ picks from these sums (clipped to `[0, 1]`; 0 when the
     /// surrogate is constant or fewer than two texts are labelled).
     pub fn tuned_lambda(&self) -> f64 {
-        let (n, big_n) = (self.labelled as i128, self.all as i128);
+        let (n, big_n) = (self.labelled, self.all);
         if n < 2 || big_n == 0 {
             return 0.0;
         }
-        // n² · Cov_pop(Y, Ŷ) over the sample, exactly.
-        let cov_n2 = n * i128::from(self.y_yhat) - i128::from(self.y) * i128::from(self.yhat);
-        // (m)(m − 1) · Var_ddof1 of the sample's surrogates followed by every text's.
-        let m = n + big_n;
+        // n² · Cov_pop(Y, Ŷ) over the sample.
+        let cov_n2 = scaled_spread(n, self.y_yhat, self.y, self.yhat);
+        // m(m − 1) · Var_ddof1 of the sample's surrogates followed by every text's.
+        let m = n.saturating_add(big_n);
         let s = i128::from(self.yhat) + i128::from(self.yhat_all);
         let ss = i128::from(self.yhat_yhat) + i128::from(self.yhat_yhat_all);
-        let var_mm1 = m * ss - s * s;
-        if var_mm1 <= 0 {
+        let var_mm1 = spread(i128::from(m), ss, s, s);
+        if var_mm1 <= 0.0 {
             return 0.0;
         }
-        let cov = cov_n2 as f64 / (n * n) as f64;
-        let var = var_mm1 as f64 / (m * (m - 1)) as f64;
-        let lambda = cov / ((1.0 + n as f64 / big_n as f64) * var);
-        lambda.clamp(0.0, 1.0)
+        let (n, big_n, m) = (n as f64, big_n as f64, m as f64);
+        let cov = cov_n2 / (n * n);
+        let var = var_mm1 / (m * (m - 1.0));
+        let lambda = cov / ((1.0 + n / big_n) * var);
+        if lambda.is_nan() {
+            0.0
+        } else {
+            lambda.clamp(0.0, 1.0)
+        }
     }
 
     /// The prediction-powered estimate and interval with the given tuning; `None` when no text
@@ -134,15 +139,14 @@ impl PpiSums {
         let (n, big_n) = (self.labelled as f64, self.all as f64);
         let estimate = lambda * (self.yhat_all as f64 / big_n)
             + (self.y as f64 - lambda * self.yhat as f64) / n;
-        let (ni, nn) = (self.labelled as i128, self.all as i128);
-        // n² · the population (co)variances of the sample, N² · that of every text: exact.
-        let a = ni * i128::from(self.y_y) - i128::from(self.y).pow(2);
-        let b = ni * i128::from(self.y_yhat) - i128::from(self.y) * i128::from(self.yhat);
-        let c = ni * i128::from(self.yhat_yhat) - i128::from(self.yhat).pow(2);
-        let u = nn * i128::from(self.yhat_yhat_all) - i128::from(self.yhat_all).pow(2);
-        let rectifier_var =
-            ((a as f64 - 2.0 * lambda * b as f64 + lambda * lambda * c as f64) / (n * n)).max(0.0);
-        let imputed_var = lambda * lambda * (u as f64 / (big_n * big_n)).max(0.0);
+        let ni = self.labelled;
+        // n² · the population (co)variances of the sample, N² · that of every text.
+        let a = scaled_spread(ni, self.y_y, self.y, self.y);
+        let b = scaled_spread(ni, self.y_yhat, self.y, self.yhat);
+        let c = scaled_spread(ni, self.yhat_yhat, self.yhat, self.yhat);
+        let u = scaled_spread(self.all, self.yhat_yhat_all, self.yhat_all, self.yhat_all);
+        let rectifier_var = ((a - 2.0 * lambda * b + lambda * lambda * c) / (n * n)).max(0.0);
+        let imputed_var = lambda * lambda * (u / (big_n * big_n)).max(0.0);
         let se = (imputed_var / big_n + rectifier_var / n).sqrt();
         let half = level.z() * se;
         Some(PpiEstimate {
@@ -153,6 +157,29 @@ impl PpiSums {
             labelled: self.labelled,
             all: self.all,
         })
+    }
+}
+
+/// `n·Σxy − Σx·Σy` (`n²` times a population covariance), exactly while it fits in 128 bits
+/// (always, for sums of values in {-1, 0, 1}), else in floating point (a report read from a
+/// file may hold any numbers).
+fn scaled_spread(n: u64, sum_xy: i64, sum_x: i64, sum_y: i64) -> f64 {
+    spread(
+        i128::from(n),
+        i128::from(sum_xy),
+        i128::from(sum_x),
+        i128::from(sum_y),
+    )
+}
+
+fn spread(n: i128, sum_xy: i128, sum_x: i128, sum_y: i128) -> f64 {
+    let exact = n
+        .checked_mul(sum_xy)
+        .zip(sum_x.checked_mul(sum_y))
+        .and_then(|(a, b)| a.checked_sub(b));
+    match exact {
+        Some(v) => v as f64,
+        None => n as f64 * sum_xy as f64 - sum_x as f64 * sum_y as f64,
     }
 }
 
@@ -224,6 +251,24 @@ mod tests {
         let e = s.estimate(Tuning::Fixed(1.0), Level::DEFAULT).unwrap();
         assert!((e.estimate - 0.6).abs() < 1e-15);
         assert!(e.lower < 0.6 && e.upper > 0.6);
+    }
+
+    #[test]
+    fn sums_too_large_for_exact_arithmetic_give_numbers_not_a_panic() {
+        let huge = PpiSums {
+            labelled: u64::MAX,
+            y: i64::MAX,
+            yhat: i64::MIN,
+            y_y: i64::MAX,
+            y_yhat: i64::MIN,
+            yhat_yhat: i64::MAX,
+            all: u64::MAX,
+            yhat_all: i64::MAX,
+            yhat_yhat_all: i64::MAX,
+        };
+        let lambda = huge.tuned_lambda();
+        assert!((0.0..=1.0).contains(&lambda));
+        let _ = huge.estimate(Tuning::Power, Level::DEFAULT);
     }
 
     #[test]
