@@ -23,31 +23,35 @@ fn student_style(k: usize) -> usize {
 /// The article for one comparison.
 pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> Markup {
     let c = &doc.comparison;
+    // Short aliases (A, B, C…) everywhere on the page; the full specs once, in the provenance.
+    let aliases: Vec<String> = c.aliases().into_keys().collect();
     let students: Vec<(&String, &ProfileReport, Figures)> = c
         .students
-        .iter()
-        .map(|(name, r)| (name, r, Figures::of(r)))
+        .values()
+        .zip(&aliases)
+        .map(|(r, alias)| (alias, r, Figures::of(r)))
         .collect();
     let Some((_, first, _)) = students.first() else {
         return html! { h2 { "Student comparison" } p { "This comparison has no students." } };
     };
     let level = first.settings.level.get();
+    let tests = c.pair_tests();
+    let verdict_students: Vec<crate::verdict::Student<'_>> = students
+        .iter()
+        .zip(c.students.keys())
+        .map(|((alias, _, f), name)| crate::verdict::Student {
+            alias: alias.as_str(),
+            name: name.as_str(),
+            figures: f,
+        })
+        .collect();
     html! {
         h2 { "Student comparison" }
-        dl.meta {
-            (source_rows(source))
-            dt { "Teacher" } dd { span.spec { (c.teacher.as_deref().unwrap_or("unnamed")) } }
-            dt { "Students" } dd { ol { @for (name, _, _) in &students { li { span.spec { (name) } } } } }
-            dt { "Task" } dd { @match first.task() { Task::Classify => "classify", Task::Extract => "extract" } }
-            (suite_rows(first))
-            (run_rows(&doc.runs))
-            dt { "Texts profiled" } dd { (first.n()) }
-            (settings_rows(first))
-        }
+        (crate::verdict::comparison(c, &tests, &verdict_students))
         div.cards {
             @for (name, _, f) in &students {
                 div.card {
-                    span.spec { (crate::svg::truncate(name, 60)) }
+                    bdi.spec { (name) }
                     span.big { (percent(f.clean().estimate)) }
                     span.small { "clean " (if first.task() == Task::Classify { "agreement" } else { "F1" }) " " (crate::format::limits(f.clean())) }
                 }
@@ -56,7 +60,7 @@ pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> M
         (curves(&students, first, ids))
         (stage_table(&students, first))
         (invariances(&students, level, ids))
-        (pairs(c, level))
+        (pairs(c, &tests, &aliases, level))
         @for (name, _, f) in &students {
             @if let Some(a) = f.abstention() {
                 (abstention_section(a, f.clean(), ids, Some(name.as_str())))
@@ -64,6 +68,23 @@ pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> M
         }
         (probes(&students))
         (methods(level, students.iter().any(|(_, r, _)| crate::profile::sampled(r))))
+        section.provenance {
+            h3 { "Provenance" }
+            dl.meta {
+                (source_rows(source))
+                dt { "Teacher" } dd { span.spec { (c.teacher.as_deref().unwrap_or("unnamed")) } }
+                dt { "Students" } dd { dl {
+                    @for (alias, name) in aliases.iter().zip(c.students.keys()) {
+                        dt { bdi { (alias) } } dd { span.spec { (name) } }
+                    }
+                } }
+                dt { "Task" } dd { @match first.task() { Task::Classify => "classify", Task::Extract => "extract" } }
+                (suite_rows(first))
+                (run_rows(&doc.runs))
+                dt { "Texts profiled" } dd { (first.n()) }
+                (settings_rows(first))
+            }
+        }
     }
 }
 
@@ -226,13 +247,18 @@ fn invariances(students: &[(&String, &ProfileReport, Figures)], level: f64, ids:
     }
 }
 
-fn pairs(c: &Comparison, level: f64) -> Markup {
+fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) -> Markup {
+    let alias = |name: &str| {
+        c.students
+            .get_index_of(name)
+            .and_then(|k| aliases.get(k))
+            .map_or(name.to_owned(), Clone::clone)
+    };
     let task = c.task();
     let agree = match task {
         Some(Task::Extract) => "matches the gold record exactly more often",
         _ => "agrees with the teacher more often",
     };
-    let tests = c.pair_tests();
     let rows = |t: &PairTests| -> Vec<(String, &'static str, PairedTest)> {
         std::iter::once(("clean".to_owned(), "corruption", t.clean))
             .chain(
@@ -253,8 +279,9 @@ fn pairs(c: &Comparison, level: f64) -> Markup {
             p.note { "Each pair of students is paired text by text: on clean and corrupted texts by "
                 (if task == Some(Task::Extract) { "exact record match with the gold" } else { "agreement with the teacher" })
                 ", under invariances by violations. Differences are first minus second; p-values are Holm-adjusted over every stage of every pair." }
-            @for (p, t) in c.pairs.iter().zip(&tests) {
-                h4 { span.spec { (p.first) } " vs " span.spec { (p.second) } }
+            @for (p, t) in c.pairs.iter().zip(tests) {
+                @let (first, second) = (alias(&p.first), alias(&p.second));
+                h4 { bdi { (first) } " vs " bdi { (second) } }
                 (scroll(html! {
                     table {
                         thead { tr {
@@ -268,9 +295,9 @@ fn pairs(c: &Comparison, level: f64) -> Markup {
                                     td.num { (p_value(test.p)) }
                                     td.verdict {
                                         @if kind == "invariance" {
-                                            (pair_verdict(&test, level, &p.first, &p.second, "violates this invariance more often"))
+                                            (pair_verdict(&test, level, &first, &second, "violates this invariance more often"))
                                         } @else {
-                                            (pair_verdict(&test, level, &p.first, &p.second, agree))
+                                            (pair_verdict(&test, level, &first, &second, agree))
                                         }
                                     }
                                 }

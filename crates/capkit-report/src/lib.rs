@@ -51,6 +51,7 @@ mod profile;
 mod style;
 pub mod svg;
 mod typo;
+mod verdict;
 
 pub use document::{ComparisonDocument, Document, FileInfo, ProfileDocument, RunInfo, TextsInfo};
 pub use error::Error;

@@ -267,15 +267,7 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
             Figures::Classify(_) => h2 { "Classifier profile" },
             Figures::Extract(_) => h2 { "Extractor profile" },
         }
-        dl.meta {
-            (source_rows(source))
-            dt { "Student" } dd { span.spec { (report.models.student.as_deref().unwrap_or("unnamed")) } }
-            dt { "Teacher" } dd { span.spec { (report.models.teacher.as_deref().unwrap_or("unnamed")) } }
-            (suite_rows(report))
-            (run_rows(&doc.runs))
-            dt { "Texts profiled" } dd { (report.n()) }
-            (settings_rows(report))
-        }
+        (crate::verdict::profile(report, &figures))
         (cards(report, &figures))
         (curves_section(report, &figures, ids))
         @match &figures {
@@ -298,6 +290,19 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
             (probes_section(&[("teacher", &p.teacher), ("student", &p.student)]))
         }
         (methods(level, sampled(report)))
+        // What was run, with its hashes and versions: at the end, not in the reader's way.
+        section.provenance {
+            h3 { "Provenance" }
+            dl.meta {
+                (source_rows(source))
+                dt { "Student" } dd { span.spec { (report.models.student.as_deref().unwrap_or("unnamed")) } }
+                dt { "Teacher" } dd { span.spec { (report.models.teacher.as_deref().unwrap_or("unnamed")) } }
+                (suite_rows(report))
+                (run_rows(&doc.runs))
+                dt { "Texts profiled" } dd { (report.n()) }
+                (settings_rows(report))
+            }
+        }
     }
 }
 

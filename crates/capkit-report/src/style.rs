@@ -19,6 +19,11 @@ nav ol { margin: 4px 0; padding-left: 1.4em; }
 dl.meta { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 16px; margin: 8px 0 16px; }
 dl.meta dt { font-weight: 600; }
 dl.meta dd { margin: 0; overflow-wrap: anywhere; }
+section.verdict-first { border-left: 4px solid #1f5fa8; padding: 2px 0 2px 14px; margin: 12px 0 20px; }
+section.verdict-first h3 { margin-top: 4px; }
+section.verdict-first ul.verdicts li { margin: 4px 0; }
+table.ranking td { white-space: normal; }
+section.provenance { margin-top: 36px; border-top: 1px solid #ccc; font-size: .9em; }
 .spec, code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .92em; overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }

@@ -202,7 +202,13 @@ fn offline_example_page() {
         texts.as_str(),
         "cmd:python3 examples/profile/student_b.py",
         "Abstention",
+        "already below the 90.0 % threshold on the clean texts",
+        "no significant difference at any stage (smallest Holm-adjusted p = 0.072)",
     ] {
         assert!(html.contains(expected), "{expected:?} is not on the page");
     }
+    // Verdict first, provenance (hashes, full specs) last, in each article.
+    let at = |s: &str| html.find(s).unwrap();
+    assert!(at("Verdict") < at("Clean agreement") && at("Clean agreement") < at("Provenance"));
+    assert!(at("Provenance") < at(texts.as_str()));
 }

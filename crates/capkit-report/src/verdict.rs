@@ -1,0 +1,350 @@
+//! The verdict a page opens with: the answer to the reader's question, in one screen, before
+//! any table. For a profile: where the student breaks (the first stage below the break-even
+//! threshold, its worst invariance, its biggest gap to the teacher). For a comparison: the
+//! students ranked at every stage, the leader against the runner-up with its difference,
+//! interval and Holm-adjusted p, and one line per pair of students.
+//!
+//! Every user-given name (stage, alias) is bidi-isolated (`<bdi>`): an Arabic corruption name
+//! inside an English sentence must not reorder the sentence around it.
+
+use maud::{Markup, html};
+use profile_stats::{Comparison, Interval, PairTests, PairedTest, ProfileReport, Task};
+
+use crate::format::{Direction, invariance_verdict, percent, points_with_interval, test_p};
+use crate::profile::Figures;
+
+/// One stage's headline rate: agreement with the teacher (classifiers) or the student's micro
+/// F1 against the gold (extractors); `clean` first, then the corruptions in suite order.
+fn stage_rates(figures: &Figures) -> Vec<(&str, Option<f64>, &Interval)> {
+    let mut out: Vec<(&str, Option<f64>, &Interval)> = vec![("clean", Some(0.0), figures.clean())];
+    match figures {
+        Figures::Classify(a) => out.extend(
+            a.corruptions
+                .iter()
+                .map(|(k, c)| (k.as_str(), c.severity, &c.agreement)),
+        ),
+        Figures::Extract(a) => out.extend(
+            a.corruptions
+                .iter()
+                .map(|(k, c)| (k.as_str(), c.severity, &c.student_f1)),
+        ),
+    }
+    out
+}
+
+fn rate(i: &Interval) -> Markup {
+    html! { (percent(i.estimate)) " " span.small { (crate::format::limits(i)) } }
+}
+
+/// The verdict of one profile.
+pub(crate) fn profile(report: &ProfileReport, figures: &Figures) -> Markup {
+    let level = report.settings.level.get();
+    let threshold = report.settings.break_even;
+    let mut stages = stage_rates(figures);
+    // In order of severity (the clean texts first; stages without a severity last, in suite
+    // order): the first below the threshold is where the student breaks.
+    stages.sort_by(|a, b| {
+        a.1.unwrap_or(f64::INFINITY)
+            .total_cmp(&b.1.unwrap_or(f64::INFINITY))
+    });
+    let below = stages
+        .iter()
+        .find(|(_, _, i)| i.estimate.is_some_and(|e| e < threshold));
+    let lowest = stages.iter().min_by(|a, b| {
+        a.2.estimate
+            .unwrap_or(f64::INFINITY)
+            .total_cmp(&b.2.estimate.unwrap_or(f64::INFINITY))
+    });
+    let invariances = figures.invariances();
+    let worst = invariances.iter().max_by(|a, b| {
+        a.student
+            .estimate
+            .unwrap_or(0.0)
+            .total_cmp(&b.student.estimate.unwrap_or(0.0))
+    });
+    let measure = match report.task() {
+        Task::Classify => "agreement with the teacher",
+        Task::Extract => "F1 against the gold",
+    };
+    let gap = match figures {
+        Figures::Extract(a) => a
+            .corruptions
+            .iter()
+            .filter_map(|(k, c)| {
+                Some((
+                    k.as_str(),
+                    c.teacher_f1.estimate? - c.student_f1.estimate?,
+                    &c.student_f1,
+                    &c.teacher_f1,
+                ))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(k, _, s, t)| {
+                html! { bdi { (k) } ": student F1 " (rate(s)) ", teacher " (rate(t)) }
+            }),
+        Figures::Classify(_) => lowest.map(|(k, _, i)| {
+            html! { bdi { (k) } ": the student agrees with the teacher on " (rate(i)) " of texts" }
+        }),
+    };
+    html! {
+        section.verdict-first {
+            h3 { "Verdict" }
+            ul.verdicts {
+                li {
+                    strong { "Breaks: " }
+                    @match below {
+                        Some(("clean", _, i)) => {
+                            "already below the " (percent(Some(threshold))) " threshold on the clean texts ("
+                            (measure) " " (rate(i)) ")"
+                        }
+                        Some((k, s, i)) => {
+                            "first below the " (percent(Some(threshold))) " threshold at " bdi { (k) }
+                            @if let Some(s) = s { " (severity " (crate::format::number(*s)) ")" }
+                            ": " (measure) " " (rate(i))
+                        }
+                        None => {
+                            "never below the " (percent(Some(threshold))) " threshold"
+                            @if let Some((k, _, i)) = lowest { " (lowest: " bdi { (k) } ", " (rate(i)) ")" }
+                        }
+                    }
+                }
+                @if let Some(w) = worst {
+                    li {
+                        strong { "Worst invariance: " }
+                        bdi { (w.name) } ": the student changes on " (rate(w.student))
+                        " of texts, the teacher on " (percent(w.teacher.estimate)) "; "
+                        span.verdict { (invariance_verdict(w.test, level, "student", "teacher")) }
+                    }
+                }
+                @if let Some(gap) = gap {
+                    li { strong { "Biggest gap to the teacher: " } (gap) }
+                }
+            }
+        }
+    }
+}
+
+/// A student's alias and figures, for the comparison's verdict.
+pub(crate) struct Student<'a> {
+    pub alias: &'a str,
+    pub name: &'a str,
+    pub figures: &'a Figures,
+}
+
+/// One stage of the comparison: its name, whether higher is better, and each student's rate.
+struct Stage<'a> {
+    name: &'a str,
+    higher_is_better: bool,
+    rates: Vec<(usize, &'a Interval)>,
+}
+
+fn stages<'a>(students: &'a [Student<'a>]) -> Vec<Stage<'a>> {
+    let Some(first) = students.first() else {
+        return Vec::new();
+    };
+    let mut out: Vec<Stage<'a>> = stage_rates(first.figures)
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _, _))| Stage {
+            name,
+            higher_is_better: true,
+            rates: students
+                .iter()
+                .enumerate()
+                .filter_map(|(s, st)| stage_rates(st.figures).get(k).map(|r| (s, r.2)))
+                .collect(),
+        })
+        .collect();
+    for (k, inv) in first.figures.invariances().iter().enumerate() {
+        out.push(Stage {
+            name: inv.name,
+            higher_is_better: false,
+            rates: students
+                .iter()
+                .enumerate()
+                .filter_map(|(s, st)| st.figures.invariances().get(k).map(|r| (s, r.student)))
+                .collect(),
+        });
+    }
+    out
+}
+
+/// The pair test between students `a` and `b` at `stage` (first minus second as stored; the
+/// sign says whether it had to be flipped to read `a` minus `b`).
+fn pair_test<'a>(
+    c: &Comparison,
+    tests: &'a [PairTests],
+    names: (&str, &str),
+    stage: &str,
+    invariance: bool,
+) -> Option<(&'a PairedTest, bool)> {
+    c.pairs.iter().zip(tests).find_map(|(p, t)| {
+        let flipped = if (p.first.as_str(), p.second.as_str()) == names {
+            false
+        } else if (p.second.as_str(), p.first.as_str()) == names {
+            true
+        } else {
+            return None;
+        };
+        let test = if invariance {
+            t.invariances.get(stage)
+        } else if stage == "clean" {
+            Some(&t.clean)
+        } else {
+            t.corruptions.get(stage)
+        }?;
+        Some((test, flipped))
+    })
+}
+
+/// The difference `a − b` of a test stored the other way round.
+fn oriented(test: &PairedTest, flipped: bool) -> Interval {
+    let d = test.difference;
+    if flipped {
+        Interval {
+            estimate: d.estimate.map(|e| -e),
+            lower: -d.upper,
+            upper: -d.lower,
+            ..d
+        }
+    } else {
+        d
+    }
+}
+
+/// A stage's students, best first.
+fn ranked<'a>(s: &Stage<'a>) -> Vec<(usize, &'a Interval)> {
+    let mut r = s.rates.clone();
+    r.sort_by(|a, b| {
+        let (x, y) = (
+            a.1.estimate.unwrap_or(f64::NAN),
+            b.1.estimate.unwrap_or(f64::NAN),
+        );
+        if s.higher_is_better {
+            y.total_cmp(&x)
+        } else {
+            x.total_cmp(&y)
+        }
+    });
+    r
+}
+
+/// The verdict of a comparison.
+pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Student<'_>]) -> Markup {
+    let level = c
+        .students
+        .values()
+        .next()
+        .map_or(0.95, |r| r.settings.level.get());
+    let stages = stages(students);
+    html! {
+        section.verdict-first {
+            h3 { "Verdict" }
+            ul.verdicts {
+                @for (i, a) in students.iter().enumerate() {
+                    @for b in &students[i + 1..] {
+                        li { (pair_line(c, tests, a, b, level)) }
+                    }
+                }
+            }
+            (crate::page::scroll(html! {
+                table.ranking {
+                    caption { "Students ranked at every stage (agreement or F1: higher first; invariances: fewest violations first), and the leader against the runner-up" }
+                    thead { tr {
+                        th scope="col" { "stage" } th scope="col" { "ranking" }
+                        th.num scope="col" { "leader − runner-up" } th.num scope="col" { "Holm-adjusted p" }
+                    } }
+                    tbody {
+                        @for s in &stages {
+                            @let r = ranked(s);
+                            tr {
+                                th scope="row" { bdi { (s.name) } }
+                                td { @for (k, (who, i)) in r.iter().enumerate() {
+                                    @if k > 0 { " · " }
+                                    strong { bdi { (students[*who].alias) } } " " (percent(i.estimate))
+                                } }
+                                @match (r.first(), r.get(1)) {
+                                    (Some((a, _)), Some((b, _))) => {
+                                        @let names = (students[*a].name, students[*b].name);
+                                        @match pair_test(c, tests, names, s.name, !s.higher_is_better) {
+                                            Some((t, flipped)) => {
+                                                td.num { (points_with_interval(&oriented(t, flipped))) }
+                                                td.num { (crate::format::p_value(t.p)) }
+                                            }
+                                            None => { td.num { "n/a" } td.num { "n/a" } }
+                                        }
+                                    }
+                                    _ => { td.num { "n/a" } td.num { "n/a" } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }))
+        }
+    }
+}
+
+/// One line per pair: where one is significantly better, or that neither is anywhere.
+fn pair_line(
+    c: &Comparison,
+    tests: &[PairTests],
+    a: &Student<'_>,
+    b: &Student<'_>,
+    level: f64,
+) -> Markup {
+    let names = (a.name, b.name);
+    let first = stages_of(a.figures);
+    let mut better: [Vec<(String, Interval)>; 2] = [Vec::new(), Vec::new()];
+    let mut smallest: Option<&PairedTest> = None;
+    for (stage, invariance) in first {
+        let Some((t, flipped)) = pair_test(c, tests, names, stage, invariance) else {
+            continue;
+        };
+        if smallest.is_none_or(|s| t.p < s.p) {
+            smallest = Some(t);
+        }
+        let d = oriented(t, flipped);
+        let a_higher = match Direction::of(t, level) {
+            Direction::FirstHigher => !flipped,
+            Direction::SecondHigher => flipped,
+            Direction::NoDifference => continue,
+        };
+        // Higher agreement is better; a higher violation rate is worse.
+        let a_better = a_higher != invariance;
+        better[usize::from(!a_better)].push((stage.to_owned(), d));
+    }
+    let list = |v: &[(String, Interval)]| {
+        html! {
+            @for (k, (stage, d)) in v.iter().enumerate() {
+                @if k > 0 { ", " }
+                bdi { (stage) } " (" (points_with_interval(d)) ")"
+            }
+        }
+    };
+    html! {
+        strong { bdi { (a.alias) } " vs " bdi { (b.alias) } ": " }
+        @if better[0].is_empty() && better[1].is_empty() {
+            "no significant difference at any stage"
+            @if let Some(t) = smallest { " (smallest " (test_p(t)) ")" }
+        } @else {
+            @for (k, (who, v)) in [(a, &better[0]), (b, &better[1])].into_iter().enumerate() {
+                @if !v.is_empty() {
+                    @if k == 1 && !better[0].is_empty() { "; " }
+                    bdi { (who.alias) } " significantly better at " (list(v))
+                }
+            }
+            " (" (a.alias) " − " (b.alias) ", Holm-adjusted over the comparison)"
+        }
+    }
+}
+
+/// Every stage of a student's figures: (name, is an invariance).
+fn stages_of(figures: &Figures) -> Vec<(&str, bool)> {
+    let mut out: Vec<(&str, bool)> = stage_rates(figures)
+        .into_iter()
+        .map(|(k, _, _)| (k, false))
+        .collect();
+    out.extend(figures.invariances().iter().map(|i| (i.name, true)));
+    out
+}
