@@ -5,6 +5,8 @@
 //! * `golden-selftest`: perturb one stored snapshot and prove `check-goldens` catches it.
 //! * `test`: the README's test command: `cargo test --workspace`, then the Python package's tests
 //!   (a portable release wheel built by maturin with the Zig linker, installed into `target/py/venv`, pytest; see `python.rs`).
+//! * `arch-check`: `docs/architecture.md`'s crate table against `cargo metadata` (each crate's
+//!   "never depends on" column, a row for every workspace member; see `arch.rs`).
 //! * `readme-snippets`: every Rust block of a README is a doc test using only its crate.
 //! * `package-check`: `cargo publish --dry-run` of every publishable package in dependency order,
 //!   then the packaged file lists: no test fixture (upstream goldens are GPL-derived), a README
@@ -14,7 +16,7 @@
 //! * `dist`: the portable artefacts in `target/dist/` (manylinux2014 abi3 wheel checked by
 //!   auditwheel, sdist installed into a clean venv, glibc-2.17 `capkit` binary, `SHA256SUMS`;
 //!   see `dist.rs`).
-//! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, capkit-chat with `tls` against a local https server, tests, docs, goldens, the
+//! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, the architecture check, capkit-chat with `tls` against a local https server, tests, docs, goldens, the
 //!   golden self-test, cargo deny).
 //!
 //! A golden test is any test whose name contains `golden` (the libtest filter `golden` selects
@@ -26,10 +28,11 @@ use std::process::{Command, ExitCode, Stdio};
 
 use anyhow::{Context, Result, bail};
 
+mod arch;
 mod dist;
 mod python;
 
-const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | readme-snippets | package-check | fuzz-smoke | dist | ci>";
+const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | arch-check | readme-snippets | package-check | fuzz-smoke | dist | ci>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -50,6 +53,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("bless-goldens") => bless_goldens(),
         Some("golden-selftest") => golden_selftest(),
         Some("test") => test(),
+        Some("arch-check") => arch::arch_check(),
         Some("readme-snippets") => readme_snippets(),
         Some("package-check") => package_check(),
         Some("fuzz-smoke") => fuzz_smoke(),
@@ -687,6 +691,8 @@ fn ci() -> Result<()> {
             "warnings",
         ],
     )?;
+    // The crate graph the architecture doc promises (cargo metadata only: no build).
+    arch::arch_check()?;
     step(
         "https client against a local TLS server",
         &[
