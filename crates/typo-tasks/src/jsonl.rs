@@ -353,6 +353,11 @@ fn needs_look(w: u64) -> u64 {
     (!(printable & not_quote_amp & not_angle & not_backslash) | w) & HI
 }
 
+/// The bytes `s` takes inside a JSON string as `emit` writes it, quotes excluded.
+pub(crate) fn escaped_str_len(s: &str) -> u64 {
+    escaped_len(s.as_bytes()) as u64
+}
+
 /// The bytes `bytes` take inside a JSON string as written here, quotes excluded.
 pub(crate) fn escaped_len(bytes: &[u8]) -> usize {
     match first_to_look_at(bytes, 0) {

@@ -56,7 +56,11 @@
 //! share by these figures. `sp`'s slowest call is its first, which compiles its rules.
 
 use crate::Task;
+use crate::jsonl::escaped_str_len;
 use crate::task::Generator;
+// Defined beside the walk it bounds (so the generators import nothing from here); documented
+// with the other limits.
+pub use crate::generate::NUMERAL_WALK_LIMIT;
 
 impl Task {
     /// An upper estimate of the JSON bytes of this task's expected set for `input`: every
@@ -132,19 +136,5 @@ impl Task {
     }
 }
 
-/// The bytes `s` takes inside a JSON string as `emit` writes it, quotes excluded.
-pub(crate) fn escaped_str_len(s: &str) -> u64 {
-    crate::jsonl::escaped_len(s.as_bytes()) as u64
-}
-
 /// The default maximum name length, in bytes: the longest DNS name.
 pub const MAX_NAME_LEN: usize = 253;
-
-/// The most variants one numeral walk (`cns`, `ons`) produces. The walk is exponential in the
-/// number of numeral words present (each can be rewritten or not, independently): 12 give 4,095
-/// variants (the largest golden), 16 give 65,535, 32 would give 2^32, which upstream never
-/// finishes. Stopping here is a deliberate, deterministic deviation (the walk order is fixed)
-/// that only inputs walking more than 65,536 distinct strings can reach; every answer below it
-/// is upstream's, whatever the number of numerals. At 253 bytes that keeps one name within
-/// about 0.3 s and 80 MB (see the table above).
-pub const NUMERAL_WALK_LIMIT: usize = 1 << 16;

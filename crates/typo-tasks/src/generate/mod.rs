@@ -15,6 +15,15 @@ pub(crate) mod tables;
 
 use crate::Variant;
 
+/// The most variants one numeral walk (`cns`, `ons`) produces. The walk is exponential in the
+/// number of numeral words present (each can be rewritten or not, independently): 12 give 4,095
+/// variants (the largest golden), 16 give 65,535, 32 would give 2^32, which upstream never
+/// finishes. Stopping here is a deliberate, deterministic deviation (the walk order is fixed)
+/// that only inputs walking more than 65,536 distinct strings can reach; every answer below it
+/// is upstream's, whatever the number of numerals. At 253 bytes that keeps one name within
+/// about 0.3 s and 80 MB (the worst cases per task are measured in `src/limits.rs`).
+pub const NUMERAL_WALK_LIMIT: usize = 1 << 16;
+
 /// Sorts bytewise, dedups, drops `""` and `input`.
 #[cfg(test)]
 pub(crate) fn finish(mut candidates: Vec<Variant>, input: &str) -> Vec<Variant> {

@@ -31,8 +31,8 @@
 //! 3x faster than the previous walk (which rescanned and rehashed every node whole), and 65,536
 //! variants of up to 1.2 KB each take about 0.3 s (see `limits`).
 
+use super::NUMERAL_WALK_LIMIT;
 use crate::Variant;
-use crate::limits::NUMERAL_WALK_LIMIT;
 
 /// Base of the polynomial hash, computed modulo 2^64 (wrapping arithmetic). Odd, so it has an
 /// inverse and segments can be moved left as well as right. Such a hash can be made to collide,

@@ -402,7 +402,7 @@ impl Numerals {
             .flat_map(|(k, v)| [(k, v), (v, k)])
             .map(|(from, to)| {
                 let from = (from.len() as u64).max(1);
-                crate::limits::escaped_str_len(to).div_ceil(from)
+                crate::jsonl::escaped_str_len(to).div_ceil(from)
             })
             .max()
             .unwrap_or(1)
@@ -438,7 +438,7 @@ impl Numerals {
             }
             total
         };
-        let limit = crate::NUMERAL_WALK_LIMIT as u64;
+        let limit = super::NUMERAL_WALK_LIMIT as u64;
         paths(count(0)).saturating_add(paths(count(1))).min(limit)
     }
 
@@ -496,7 +496,7 @@ pub(crate) fn numeral_swap_reference(t: &str, numerals: &Numerals, out: &mut Vec
 }
 
 #[cfg(test)]
-use crate::limits::NUMERAL_WALK_LIMIT;
+use super::NUMERAL_WALK_LIMIT;
 
 #[cfg(test)]
 fn walk(
