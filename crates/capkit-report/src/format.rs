@@ -85,6 +85,18 @@ pub fn number(value: f64) -> String {
     }
 }
 
+/// An interpolated severity (a break-even point) to three decimals (`0.063`, not
+/// `0.06314635398737808`): it is a linear interpolation between measured points, no more
+/// precise than they are; a short given value (`0.05`) stays as it is.
+pub fn interpolated(value: f64) -> String {
+    let full = number(value);
+    if full.len() <= 5 || !value.is_finite() {
+        return full;
+    }
+    let short = format!("{value:.3}");
+    short.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
 /// Whether a paired test rejects "no difference" at the report's level: its adjusted `p` is
 /// below `1 − level` (the test says so itself; `level` is kept for the callers' symmetry).
 pub fn significant(test: &PairedTest, _level: f64) -> bool {
@@ -207,6 +219,9 @@ mod tests {
         assert_eq!(p_value(0.0031), "p = 0.003");
         assert_eq!(p_value(1.0), "p = 1");
         assert_eq!(number(0.05), "0.05");
+        assert_eq!(interpolated(0.06314635398737808), "0.063");
+        assert_eq!(interpolated(0.05), "0.05");
+        assert_eq!(interpolated(0.2), "0.2");
         assert_eq!(score(2.0 / 3.0), "0.667");
     }
 

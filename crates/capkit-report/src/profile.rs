@@ -250,7 +250,7 @@ pub(crate) fn curve_summary(curve: &SeverityCurve) -> String {
         Some(0.0) => format!("already below {threshold} on clean texts (break-even severity 0)"),
         Some(s) => format!(
             "break-even severity {} (first below {threshold})",
-            number(s)
+            crate::format::interpolated(s)
         ),
         None => format!("never below {threshold} up to severity {}", number(max)),
     };
@@ -383,7 +383,7 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
                 div.card {
                     (family) span.big {
                         @match curve.break_even.severity {
-                            Some(s) => { "break-even " (number(s)) },
+                            Some(s) => { "break-even " (crate::format::interpolated(s)) },
                             None => "never below",
                         }
                     }

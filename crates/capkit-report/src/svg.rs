@@ -366,7 +366,7 @@ impl LineChart {
                 @for (i, (curve, geometry)) in self.curves.iter().zip(&g.curves).enumerate() {
                     @if let (Some(x), Some(s)) = (geometry.break_even, curve.break_even) {
                         text.note x=(n(x + 4.0)) y=(n(y1 + 12.0 + 14.0 * i as f64)) fill=(style(curve.style).colour) {
-                            "break-even " (crate::format::number(s))
+                            "break-even " (crate::format::interpolated(s))
                         }
                     }
                 }

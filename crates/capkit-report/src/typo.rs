@@ -4,6 +4,8 @@
 use maud::{Markup, html};
 use profile_types::{NeedsGroup, TypoScoreReport};
 
+use profile_stats::{Level, bounded_mean_interval};
+
 use crate::format::score;
 use crate::page::{Ids, Source, scroll, source_rows};
 use crate::svg::{BarChart, BarRow};
@@ -25,6 +27,14 @@ pub(crate) fn article(report: &TypoScoreReport, source: &Source, ids: &Ids) -> M
             "memorising data (a language's tables or a keyboard layout). Each kind has its own "
             "section below, and no number on this page averages across them. Scores are "
             "macro-averaged over each task's examples, as " code { "capkit typo score" } " prints them."
+        }
+        p.note {
+            "Each score carries a 95 % interval in brackets: Wilson's for exact match, and for the "
+            "mean precision, recall and F1 Wilson's formula at the mean, which is conservative for "
+            "scores in [0, 1] (their variance is at most mean × (1 − mean)); at n = 2 to 5 they are "
+            "wide, as they should be. An empty answer (or a missing prediction) has precision 1 by "
+            "upstream's rule, kept so the scores match upstream's: it claims nothing false, but it "
+            "finds nothing either, so read precision beside recall, never alone."
         }
         @if report.groups.is_empty() {
             p { "No task was scored." }
@@ -88,10 +98,10 @@ fn group_section(group: &NeedsGroup, ids: &Ids) -> Markup {
                                 tr {
                                     th scope="row" { code { (t.task) } }
                                     td.num { (t.n) }
-                                    td.num { (score(t.exact_match)) }
-                                    td.num { (score(t.precision)) }
-                                    td.num { (score(t.recall)) }
-                                    td.num { (score(t.f1)) }
+                                    td.num { (with_interval(t.exact_match, t.n)) }
+                                    td.num { (with_interval(t.precision, t.n)) }
+                                    td.num { (with_interval(t.recall, t.n)) }
+                                    td.num { (with_interval(t.f1, t.n)) }
                                 }
                             }
                         }
@@ -108,6 +118,14 @@ fn group_section(group: &NeedsGroup, ids: &Ids) -> Markup {
                 }))
             }
         }
+    }
+}
+
+/// A task's mean score with its 95 % interval below it (narrow columns): `0.667` / `[0.21, 0.94]`.
+fn with_interval(mean: f64, n: usize) -> Markup {
+    let i = bounded_mean_interval(mean, n as u64, Level::DEFAULT);
+    html! {
+        (score(mean)) br; span.small { (format!("[{:.2}, {:.2}]", i.lower, i.upper)) }
     }
 }
 

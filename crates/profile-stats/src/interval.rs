@@ -79,6 +79,10 @@ pub enum Method {
     /// Wilson's interval for `J` at the effective number of fields (Kish's design effect from
     /// the delta-method variance over texts, never below 1), mapped to F1.
     WilsonEffectiveF1,
+    /// Wilson's formula at the mean of `n` scores in `[0, 1]` ([`bounded_mean_interval`]):
+    /// conservative, as such a score with mean μ has variance at most μ(1 − μ). Not in
+    /// [`Method::ALL`]: typo-score pages use it, reports do not.
+    WilsonBoundedMean,
 }
 
 impl Method {
@@ -98,6 +102,7 @@ impl Method {
             Method::PpiPowerTuned => crate::sample::PPI_METHOD,
             Method::TangoScore => "tango_score",
             Method::WilsonEffectiveF1 => "wilson_effective_f1",
+            Method::WilsonBoundedMean => "wilson_bounded_mean",
         }
     }
 
@@ -136,6 +141,11 @@ impl Method {
                  in Korn & Graubard 1998, Survey Methodology 24:193-201), mapped to F1; never zero \
                  width at finite n (coverage checked by simulation in the tests); fewer than two \
                  texts, or no fields at all, give [0, 1]"
+            }
+            Method::WilsonBoundedMean => {
+                "Wilson's score interval at the mean of n scores in [0, 1] (for 0/1 scores, \
+                 Wilson's interval of the proportion); conservative for other scores, whose \
+                 variance is at most mean (1 - mean); n = 0 gives [0, 1]"
             }
         }
     }
@@ -210,6 +220,41 @@ fn wilson_formula(q: f64, nf: f64, z: f64) -> (f64, f64) {
         (center - dist).clamp(0.0, 1.0),
         (center + dist).clamp(0.0, 1.0),
     )
+}
+
+/// An interval for the mean of `n` scores in `[0, 1]` (a typo task's mean precision, recall or
+/// F1, or its exact-match rate) from the mean alone: Wilson's formula at the mean
+/// ([`Method::WilsonBoundedMean`]). For 0/1 scores it is Wilson's interval of the proportion;
+/// for other scores it is conservative (a score in `[0, 1]` with mean μ has variance at most
+/// μ(1 − μ), the variance Wilson's score test assumes), and never of zero width at finite `n`.
+/// `n = 0` gives the estimate `None` and `[0, 1]`; a mean outside `[0, 1]` is clamped.
+///
+/// ```
+/// use profile_stats::{Level, bounded_mean_interval, wilson};
+///
+/// let i = bounded_mean_interval(2.0 / 3.0, 3, Level::DEFAULT);
+/// let w = wilson(2, 3, Level::DEFAULT);
+/// assert!((i.lower - w.lower).abs() < 1e-15 && (i.upper - w.upper).abs() < 1e-15);
+/// let perfect = bounded_mean_interval(1.0, 2, Level::DEFAULT);
+/// assert!(perfect.lower < 0.5 && perfect.upper == 1.0);
+/// ```
+pub fn bounded_mean_interval(mean: f64, n: u64, level: Level) -> Interval {
+    let mut interval = Interval {
+        estimate: None,
+        lower: 0.0,
+        upper: 1.0,
+        level: level.get(),
+        method: Method::WilsonBoundedMean,
+    };
+    if n == 0 || mean.is_nan() {
+        return interval;
+    }
+    let q = mean.clamp(0.0, 1.0);
+    let (lower, upper) = wilson_formula(q, n as f64, level.z());
+    interval.estimate = Some(mean);
+    interval.lower = if q == 0.0 { 0.0 } else { lower };
+    interval.upper = if q == 1.0 { 1.0 } else { upper };
+    interval
 }
 
 /// The interval of micro F1 over `n` texts from its sufficient sums, never of zero width at

@@ -97,7 +97,9 @@ pub use counts::{
 pub use curve::{BreakEven, CurveInput, CurvePoint, SeverityCurve, severity_curve};
 pub use error::Error;
 pub use gate::{GATE_GRAMMAR, Gate, GateOutcome, Op, derived_alias, numeric_paths, readable};
-pub use interval::{Interval, Level, Method, f1_delta_interval, f1_interval, wilson};
+pub use interval::{
+    Interval, Level, Method, bounded_mean_interval, f1_delta_interval, f1_interval, wilson,
+};
 pub use normal::{normal_quantile, normal_two_sided_tail};
 pub use paired::{
     AdjustMethod, Adjustment, PairedTable, PairedTest, TestMethod, adjust_family, holm,

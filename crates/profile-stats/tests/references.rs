@@ -5,8 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use profile_stats::{
-    FieldSums, Level, PairedTable, PpiSums, Tuning, f1_delta_interval, f1_interval, holm,
-    mcnemar_exact, mcnemar_score, newcombe_difference, tango_difference, wilson,
+    FieldSums, Level, PairedTable, PpiSums, Tuning, bounded_mean_interval, f1_delta_interval,
+    f1_interval, holm, mcnemar_exact, mcnemar_score, newcombe_difference, tango_difference, wilson,
 };
 use serde_json::Value;
 
@@ -290,5 +290,34 @@ fn golden_f1_interval_matches_statsmodels_wilson_at_the_effective_size() {
             );
         }
         assert!(i.upper > i.lower, "{}: never zero-width", c["name"]);
+    }
+}
+
+/// statsmodels' `proportion_confint(mean * n, n, alpha=0.05, method="wilson")` at fractional
+/// counts (typo tasks' mean scores at n = 2-5), printed by Python.
+const BOUNDED_MEANS: [(f64, u64, f64, f64); 6] = [
+    (0.995, 2, 0.33896937395945254, 0.999987051272134),
+    (0.5, 3, 0.1253344719102632, 0.8746655280897369),
+    (
+        0.8333333333333334,
+        4,
+        0.36229252299213194,
+        0.9777802527048034,
+    ),
+    (0.3, 5, 0.07258403998566332, 0.7012089459276065),
+    (0.9, 5, 0.46294398253247676, 0.9894700456409833),
+    (0.123, 1000, 0.10407414325107295, 0.1448112326470356),
+];
+
+#[test]
+fn golden_bounded_mean_interval_matches_statsmodels_wilson_at_fractional_counts() {
+    for (mean, n, lower, upper) in BOUNDED_MEANS {
+        let i = bounded_mean_interval(mean, n, Level::DEFAULT);
+        assert!(
+            (i.lower - lower).abs() <= 1e-13 && (i.upper - upper).abs() <= 1e-13,
+            "({mean}, {n}): [{}, {}] vs statsmodels [{lower}, {upper}]",
+            i.lower,
+            i.upper
+        );
     }
 }

@@ -103,6 +103,21 @@ const STRUCTURE: &str = r#"(() => {
   return bad;
 })()"#;
 
+/// Where the reader's answer is: the top of every verdict block in CSS pixels from the top of
+/// the page (it must be within the first screen, 900 px), and the tables wider than their
+/// box at this width (a column off-screen).
+const LAYOUT: &str = r#"(() => {
+  const out = {verdicts: [], clipped: []};
+  for (const v of document.querySelectorAll("section.verdict-first"))
+    out.verdicts.push(v.getBoundingClientRect().top + window.scrollY);
+  for (const t of document.querySelectorAll("table")) {
+    const box = t.parentElement.getBoundingClientRect();
+    if (t.getBoundingClientRect().width > box.width + 1)
+      out.clipped.push((t.querySelector("caption") || t).textContent.slice(0, 60));
+  }
+  return out;
+})()"#;
+
 /// The figures each page must show.
 fn key_figures(name: &str) -> &'static [&'static str] {
     match name {
@@ -118,13 +133,16 @@ fn key_figures(name: &str) -> &'static [&'static str] {
             "70.0 %",
             "Severity curves",
             "break-even",
-            "than teacher, p",
+            "Verdict",
+            "Breaks:",
+            "student and teacher, Holm-adjusted p",
             "Abstention",
             "selective agreement",
             "Probes",
             "≠ differs",
         ],
         "extract" => &[
+            "Verdict",
             "Clean F1 (micro)",
             "Schema validity",
             "F1 per field and stage",
@@ -133,6 +151,8 @@ fn key_figures(name: &str) -> &'static [&'static str] {
         ],
         "compare" => &[
             "Student comparison",
+            "Verdict",
+            "Students ranked at every stage",
             "Students compared pairwise",
             "cmd:student-folded",
             "cmd:teacher",
@@ -169,6 +189,23 @@ fn pages_render_offline_in_chromium() {
             match browser.eval(&tab, STRUCTURE).unwrap() {
                 Value::Array(bad) if bad.is_empty() => {}
                 bad => failures.push(format!("{at}: {bad}")),
+            }
+            let layout = browser.eval(&tab, LAYOUT).unwrap();
+            // The first article's verdict opens the page: within the first 900 px.
+            if name != "typo" {
+                match layout["verdicts"][0].as_f64() {
+                    Some(top) if top < 900.0 => {}
+                    other => failures.push(format!(
+                        "{at}: verdict at {other:?} px, not in the first 900"
+                    )),
+                }
+            }
+            // At 1280 px no table is wider than its box (a column off-screen).
+            if width == 1280 && layout["clipped"].as_array().is_some_and(|c| !c.is_empty()) {
+                failures.push(format!(
+                    "{at}: tables wider than the page: {}",
+                    layout["clipped"]
+                ));
             }
             let png = browser.screenshot(&tab).unwrap();
             assert!(
