@@ -418,3 +418,25 @@ def test_classifiers_answering_with_shared_objects_equal_mixle(texts, pools, sha
         outcome(capkit_rs.capture_profile, s, t, texts, ours_suite),
         outcome(mixle_cap.capture_profile, s, t, texts, their_suite),
     )
+
+
+def test_numpy_record_values_are_their_python_values():
+    # Issue 21: numpy scalars and arrays in records were refused; mixle compares them as values.
+    np = pytest.importorskip("numpy")
+    texts = ["name: ann age: 3", "name: bob age: 4", "name: cy age: 5"]
+
+    def student(ts):
+        return [{"name": np.str_(t.split()[1]), "age": np.int64(int(t.split()[-1])), "ok": np.bool_(True)} for t in ts]
+
+    def teacher(ts):
+        return [{"name": t.split()[1], "age": int(t.split()[-1]), "ok": True} for t in ts]
+
+    fields = ["name", "age"]
+    ours_suite, their_suite = suites({"corruptions": {"t": ("typo", 0.3, 0)}, "invariances": {"c": ("case",)}, "probes": []})
+    assert capkit_rs.extractive_capture_profile(student, teacher, texts, ours_suite, fields=fields) == mixle_gen.extractive_capture_profile(
+        student, teacher, texts, their_suite, fields=fields
+    )
+    record = {"name": np.str_("ann"), "age": np.int64(3), "tags": np.array([1, 2])}
+    assert capkit_rs.validate_extraction_schema(record, "ann 3 [1 2]", ["name", "age"]) == mixle_gen.validate_extraction_schema(
+        record, "ann 3 [1 2]", ["name", "age"]
+    )

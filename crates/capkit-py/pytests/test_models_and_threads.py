@@ -92,7 +92,7 @@ def test_a_raising_transform_names_itself():
     with pytest.raises(ValueError) as err:
         capture_profile(batch, batch, ["x"], s)
     assert err.value.args == ("no",)
-    assert err.value.__notes__ == ["the invariance `bad` failed"]
+    assert err.value.__notes__ == ["the invariance `bad` failed on text 0"]
     s = CapabilitySuite(corruptions={"int": len})
     with pytest.raises(TypeError, match="the corruption `int` returned int"):
         capture_profile(batch, batch, ["x"], s)
@@ -215,3 +215,15 @@ def test_every_code_point_transforms_like_python_3_11():
         # At rate 1 every letter is redrawn from a-z and nothing else is touched.
         changed = typo(c) != c or "a" <= c <= "z"
         assert changed == c.isalpha(), hex(cp)
+
+
+def test_lone_surrogates_and_non_str_transforms_say_where():
+    # Issue 21: a lone surrogate raised a bare UnicodeEncodeError naming no text.
+    with pytest.raises(ValueError, match="^text 1 holds a lone surrogate"):
+        capture_profile(batch, batch, ["ok", "bad \ud800"], suite())
+    s = CapabilitySuite(corruptions={"int": len})
+    with pytest.raises(TypeError, match="the corruption `int` returned int for text 0"):
+        capture_profile(batch, batch, ["x"], s)
+    s = CapabilitySuite(invariances={"half": lambda t: t + "\udc80"})
+    with pytest.raises(ValueError, match="the invariance `half` returned a str holding a lone surrogate for text 0"):
+        capture_profile(batch, batch, ["x"], s)

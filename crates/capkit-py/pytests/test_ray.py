@@ -205,3 +205,58 @@ def test_ray_shards_get_the_umask_mode_of_a_new_file(tmp_path, umask, mode):
         os.umask(old)
     for shard in result["shards"]:
         assert os.stat(shard["path"]).st_mode & 0o777 == mode
+
+
+def test_class_models_use_ray_datas_current_options(caplog):
+    # Issue 21: every class model went through map_batches(concurrency=...), deprecated since
+    # Ray 2.51 (a warning per call); the options are now `compute` strategies.
+    import logging
+
+    caplog.set_level(logging.WARNING)
+    for name in ("ray", "ray.data", "ray.data._internal.util"):
+        logging.getLogger(name).propagate = True
+    teacher = capkit_ray.model(Teacher, fn_constructor_args=("good",), concurrency=1, batch_size=64)
+    got = capkit_ray.profile(TEXTS[:50], suite(), student=student_fn, teacher=teacher, shards=2)
+    assert got == capkit_rs.capture_profile_report(
+        lambda ts: student_labels(ts), lambda ts: Teacher("good")({"text": ts})["label"], TEXTS[:50], suite()
+    )
+    assert "concurrency`` is deprecated" not in caplog.text
+
+
+class Broken:
+    def __init__(self):
+        raise OSError("no weights here")
+
+    def __call__(self, batch):
+        return {"label": ["x"] * len(batch["text"])}
+
+
+def _raising_corruption(t):
+    if "review 7:" in t:
+        raise KeyError("cannot corrupt")
+    return t.upper()
+
+
+def test_errors_outside_model_batches_name_side_shard_stage_and_texts():
+    # Issue 21: a raising corruption, a record Ray would accept but the single process refuses (a
+    # tuple, NaN) and a failing constructor came back as raw multi-line Ray errors.
+    s = CapabilitySuite(corruptions={"bad": _raising_corruption})
+    with pytest.raises(RuntimeError) as err:
+        capkit_ray.profile(TEXTS[:20], s, student=student_fn, teacher=student_fn, shards=2)
+    message = str(err.value)
+    assert message.startswith("planning shard 0 failed (the corruption `bad` failed on text 7; text ids shard:position 0:0..0:9)")
+    assert "\n" not in message
+
+    def tuple_records(batch):
+        return {"record": [{"food": ("a", "b")} for _ in batch["text"]]}
+
+    with pytest.raises(TypeError):
+        capkit_rs.extractive_profile_report(lambda ts: [{"food": ("a", "b")} for _ in ts], records, TEXTS[:4], suite(), fields=["food"])
+    for bad in (tuple_records, lambda b: {"record": [{"food": float("nan")} for _ in b["text"]]}):
+        with pytest.raises(RuntimeError) as err:
+            capkit_ray.profile(TEXTS[:4], suite(), student=bad, teacher=lambda b: {"record": records(b["text"])}, fields=["food"], shards=1)
+        assert str(err.value).startswith("student model failed on a batch of ")
+        assert "text ids shard:position 0:0" in str(err.value)
+
+    with pytest.raises(RuntimeError, match="^teacher model failed on a batch of 0 texts .*OSError: no weights here"):
+        capkit_ray.profile(TEXTS[:4], suite(), student=student_fn, teacher=Broken, shards=1)

@@ -245,10 +245,24 @@ fn value_with<'py>(obj: &Bound<'py, PyAny>, strings: &mut StrCache<'py>) -> PyRe
             .collect::<PyResult<_>>()
             .map(Value::Array);
     }
+    if is_numpy(obj) {
+        // A numpy scalar or array is its Python value (`.tolist()`: an int, float, bool, str or
+        // nested list), which is what mixle's `==`, truthiness and `str()` see of it, nearly.
+        return value_with(&obj.call_method0("tolist")?, strings);
+    }
     Err(PyTypeError::new_err(format!(
         "a value of type {} cannot be a record value (use dict, list, str, int, float, bool or None)",
         type_name(obj)
     )))
+}
+
+/// Whether `obj` is a numpy scalar or array (its type lives in numpy and has `tolist`).
+fn is_numpy(obj: &Bound<'_, PyAny>) -> bool {
+    obj.get_type()
+        .getattr("__module__")
+        .and_then(|m| m.extract::<String>())
+        .is_ok_and(|m| m == "numpy" || m.starts_with("numpy."))
+        && obj.hasattr("tolist").unwrap_or(false)
 }
 
 /// A JSON value as the Python value it came from.
@@ -294,8 +308,18 @@ pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// Every element of a Python iterable, as `str()` (upstream stringifies `texts` this way).
 pub(crate) fn texts_of(texts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let mut out = Vec::new();
-    for item in texts.try_iter()? {
-        out.push(str_form(&item?)?);
+    for (i, item) in texts.try_iter()?.enumerate() {
+        let item = item?;
+        let text = str_form(&item).map_err(|e| {
+            if e.is_instance_of::<pyo3::exceptions::PyUnicodeEncodeError>(item.py()) {
+                PyValueError::new_err(format!(
+                    "text {i} holds a lone surrogate ({e}); texts must be valid Unicode"
+                ))
+            } else {
+                e
+            }
+        })?;
+        out.push(text);
     }
     Ok(out)
 }

@@ -354,20 +354,27 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SeedArg {
 /// per distinct clean text (transforms only ever see clean texts), then looked up.
 fn python_transform(f: &Bound<'_, PyAny>, texts: &[String], what: &str) -> PyResult<Transform> {
     let mut outputs: HashMap<String, String> = HashMap::with_capacity(texts.len());
-    for text in texts {
+    for (i, text) in texts.iter().enumerate() {
         if outputs.contains_key(text) {
             continue;
         }
         let out = f
             .call1((text,))
-            .map_err(|e| with_context(f.py(), e, &format!("{what} failed")))?;
+            .map_err(|e| with_context(f.py(), e, &format!("{what} failed on text {i}")))?;
         let out = out.cast::<PyString>().map_err(|_| {
             PyTypeError::new_err(format!(
-                "{what} returned {} for a text; a transform must return str",
+                "{what} returned {} for text {i}; a transform must return str (its output is \
+                 a text the models are asked about)",
                 type_name(&out)
             ))
         })?;
-        outputs.insert(text.clone(), out.to_cow()?.into_owned());
+        let out = out.to_cow().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{what} returned a str holding a lone surrogate for text {i}; texts must be \
+                 valid Unicode"
+            ))
+        })?;
+        outputs.insert(text.clone(), out.into_owned());
     }
     Ok(Transform::new(move |t| {
         outputs.get(t).cloned().unwrap_or_else(|| t.to_owned())

@@ -338,7 +338,7 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
         let first_new = self.texts.len();
         // Transform each distinct base text once; duplicates reuse the result.
         let mut mapped = vec![u32::MAX; first_new];
-        if transform.has_batch() {
+        let ids = if transform.has_batch() {
             // All distinct texts at once, interned in order of first occurrence as below.
             let mut distinct = Vec::new();
             for &id in &base.0 {
@@ -360,10 +360,28 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
             for (&id, out) in distinct.iter().zip(&outputs) {
                 mapped[id as usize] = self.texts.insert(out);
             }
-            let ids = base.0.iter().map(|&id| mapped[id as usize]).collect();
+            base.0.iter().map(|&id| mapped[id as usize]).collect()
+        } else {
+            self.transform_each(base, transform, &mut mapped)
+        };
+        if self.sampled.is_some() {
+            self.predict_sampled(stage, first_new, &ids)?;
+        } else {
             self.predict_new(stage, first_new, None)?;
-            return Ok(StageIds(ids));
         }
+        Ok(StageIds(ids))
+    }
+
+    /// [`PredictionCache::transformed`]'s per-text path: each distinct text of `base` transformed
+    /// (with its shared hash when the transform reads one) and interned; `mapped` records the
+    /// result of each base id.
+    fn transform_each(
+        &mut self,
+        base: &StageIds,
+        transform: &Transform,
+        mapped: &mut [u32],
+    ) -> Vec<u32> {
+        let first_new = mapped.len();
         let mut ids = Vec::with_capacity(base.len());
         let hashed = transform.uses_text_hash();
         if hashed && self.hashes.len() < first_new {
@@ -384,12 +402,7 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
             }
             ids.push(mapped[slot]);
         }
-        if self.sampled.is_some() {
-            self.predict_sampled(stage, first_new, &ids)?;
-        } else {
-            self.predict_new(stage, first_new, None)?;
-        }
-        Ok(StageIds(ids))
+        ids
     }
 
     /// Predicts a transformed stage's new texts with the student, and with the teacher those of

@@ -67,7 +67,13 @@ class _Side:
     def __init__(self, fn: Any, side: str, task: str, ctor_args: Sequence[Any], ctor_kwargs: Dict[str, Any]):
         self.side = side
         self.task = task
-        self.model = fn(*ctor_args, **ctor_kwargs) if isinstance(fn, type) else fn
+        try:
+            self.model = fn(*ctor_args, **ctor_kwargs) if isinstance(fn, type) else fn
+        except Exception as exc:
+            raise RuntimeError(
+                f"{side} model failed on a batch of 0 texts (its constructor {getattr(fn, '__name__', fn)!s} "
+                f"raised before any shard, stage or text): {type(exc).__name__}: {exc}"
+            ) from exc
 
     def __call__(self, batch: Dict[str, Any]) -> Dict[str, Any]:
         texts = [str(t) for t in batch["text"]]
@@ -80,7 +86,13 @@ class _Side:
             if self.task == "classify":
                 encoded = [str(a) for a in answers]
             else:
-                encoded = [json.dumps(_plain(a)) for a in answers]
+                records = [_plain(a) for a in answers]
+                for r in records:
+                    # The single-process check of a record (tuples, NaN, non-str keys refused
+                    # alike), before JSON, which would turn a tuple into a list.
+                    if isinstance(r, dict):
+                        _native.validate_extraction_schema(r, "", [])
+                encoded = [json.dumps(r) for r in records]
         except Exception as exc:
             stages: Dict[int, List[str]] = {}
             for shard, stage in zip(batch["shard"], batch["stage"]):
@@ -103,9 +115,30 @@ def _plain(value: Any) -> Any:
         return value.tolist()
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+def _compute(concurrency: Any, is_class: bool) -> Any:
+    """The ``compute`` strategy Ray Data's deprecated ``concurrency=`` option stands for: an actor
+    pool for a callable class (``n``, or ``(min, max)`` / ``(min, max, initial)``), a task pool
+    for a function (``n`` at most at once; ``None``, Ray's default)."""
+    from ray.data import ActorPoolStrategy, TaskPoolStrategy
+
+    if isinstance(concurrency, tuple) and len(concurrency) in (2, 3) and is_class:
+        return ActorPoolStrategy(
+            min_size=concurrency[0],
+            max_size=concurrency[1],
+            **({"initial_size": concurrency[2]} if len(concurrency) == 3 else {}),
+        )
+    if concurrency is None:
+        return ActorPoolStrategy(min_size=1, max_size=None) if is_class else TaskPoolStrategy()
+    if isinstance(concurrency, int) and not isinstance(concurrency, bool):
+        return ActorPoolStrategy(size=concurrency) if is_class else TaskPoolStrategy(size=concurrency)
+    raise ValueError(
+        f"concurrency must be an int (or, for a class, a (min, max[, initial]) tuple), got {concurrency!r}"
+    )
 
 
 def _map(ds: Any, side: str, task: str, m: Any) -> Any:
@@ -115,8 +148,11 @@ def _map(ds: Any, side: str, task: str, m: Any) -> Any:
     ctor_args = options.pop("fn_constructor_args", ())
     ctor_kwargs = options.pop("fn_constructor_kwargs", {})
     options.setdefault("batch_format", "numpy")
-    if isinstance(m.fn, type):
-        options.setdefault("concurrency", 1)
+    is_class = isinstance(m.fn, type)
+    if "compute" not in options:
+        # `concurrency=` is deprecated since Ray 2.51: pass the strategy it stands for.
+        options["compute"] = _compute(options.pop("concurrency", 1 if is_class else None), is_class)
+    if is_class:
         return ds.map_batches(
             _Side,
             fn_constructor_args=(m.fn, side, task, tuple(ctor_args), dict(ctor_kwargs)),
@@ -165,8 +201,10 @@ def profile(
     wrapped by :func:`model` with their ``map_batches`` options. With `fields`, the models are
     extractors and the report is the extractive one. Returns the same ``dict`` as
     :func:`capkit_rs.capture_profile_report` / :func:`capkit_rs.extractive_profile_report` over
-    the same texts. A failing model fails the whole call with the side, shard, stage and text ids
-    in the message; a partial report is never returned.
+    the same texts (no texts at all: the single-process report). A failing model fails the whole
+    call with the side, shard, stage and text ids in the message, and so does a failing transform
+    or a record the single process refuses; a partial report is never returned. `shards` must be
+    a positive int (``ValueError``).
     """
     import ray.data
 
@@ -189,10 +227,12 @@ def profile(
 
     def plan(row: Dict[str, Any]) -> List[Dict[str, Any]]:
         shard = int(row["shard"])
-        return [
-            {"shard": shard, "pos": pos, "stage": stage, "text": text}
-            for pos, (text, stage) in enumerate(_native._plan_texts(ray.get(refs[shard]), suite))
-        ]
+        texts = ray.get(refs[shard])
+        try:
+            planned = _native._plan_texts(texts, suite)
+        except Exception as exc:
+            raise _shard_error("planning", shard, texts, exc) from exc
+        return [{"shard": shard, "pos": pos, "stage": stage, "text": text} for pos, (text, stage) in enumerate(planned)]
 
     def fold(group: Dict[str, Any]) -> Dict[str, Any]:
         shard = int(group["shard"][0])
@@ -200,7 +240,11 @@ def profile(
         for side in ("student", "teacher"):
             for text, value in zip(group["text"], group[side]):
                 answers[side][str(text)] = _decode(task, value)
-        report = _report(task, answers, ray.get(refs[shard]), suite, field_list, options)
+        texts = ray.get(refs[shard])
+        try:
+            report = _report(task, answers, texts, suite, field_list, options)
+        except Exception as exc:
+            raise _shard_error("folding", shard, texts, exc) from exc
         return {"shard": [shard], "report": [json.dumps(report)]}
 
     shards_ds = ray.data.from_items([{"shard": i} for i in range(len(parts))])
@@ -262,17 +306,34 @@ class _Lookup:
         return [self.answers[str(t)] for t in texts]
 
 
+def _shard_error(what: str, shard: int, texts: List[str], exc: BaseException) -> RuntimeError:
+    """A failure of a shard's planning (its transforms) or folding (its report): the shard, its
+    text ids, and the side and stage the error's own notes name."""
+    notes = "; ".join(str(n) for n in getattr(exc, "__notes__", []) or [])
+    ids = f"{shard}:0..{shard}:{len(texts) - 1}" if texts else "none"
+    return RuntimeError(
+        f"{what} shard {shard} failed ({notes or 'no side or stage named'}; text ids shard:position {ids}): "
+        f"{type(exc).__name__}: {exc}"
+    )
+
+
+# The first line of each error capkit_rs.ray raises inside Ray.
+_OURS = re.compile(r"(?:(?:student|teacher) model failed on a batch|(?:planning|folding) shard \d+ failed)[^\n]*")
+
+
 def _unwrap(exc: BaseException) -> BaseException:
     """The capkit error inside Ray's wrapping (RayTaskError and friends), if there is one."""
     seen = exc
     while seen is not None:
-        if isinstance(seen, RuntimeError) and " model failed on a batch" in str(seen).split("\n")[0]:
-            return RuntimeError(str(seen).split("\n")[0])
+        if isinstance(seen, RuntimeError):
+            found = _OURS.match(str(seen).split("\n")[0])
+            if found:
+                return RuntimeError(found.group(0))
         cause = getattr(seen, "cause", None) or seen.__cause__
         if cause is seen:
             break
         seen = cause
-    found = re.search(r"(student|teacher) model failed on a batch[^\n]*", str(exc))
+    found = _OURS.search(str(exc))
     return RuntimeError(found.group(0)) if found else exc
 
 
