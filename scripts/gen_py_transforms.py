@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates ``capkit_rs/transforms.py`` and its stub from the transform catalogue.
+"""Generates ``capkit_rs/transforms.py``, its stub, and the catalogue table of
+``docs/transforms.md`` from the transform catalogue.
 
 The catalogue lives in Rust (``capkit-transforms``); this writes one Python factory per
 transform, with its parameters as keyword-only arguments and its defaults, so
@@ -17,7 +18,10 @@ import json
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "crates/capkit-py/python/capkit_rs"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "crates/capkit-py/python/capkit_rs"
+DOC = ROOT / "docs/transforms.md"
+START, END = "<!-- catalogue:start -->", "<!-- catalogue:end -->"
 
 HEADER = '''"""The transform catalogue as Python factories: ``capkit_rs.transforms.NAME(**params)``.
 
@@ -84,8 +88,10 @@ def docstring(entry, indent="    "):
     for p in entry["params"]:
         lines.append(f"``{p['name']}``: {p['doc']} ({p['type']}).")
     ex = entry["example"]
+    call = ", ".join(f"{k}={v!r}" for k, v in ex["params"].items() if not isinstance(v, list))
     lines.append("")
-    lines.append(f"Example: {shown(ex['text'])} -> {shown(ex['output'])}.")
+    lines.append(f"Example: ``{entry['name']}({call})`` on {shown(ex['text'])}; "
+                 "``capkit profile transforms`` shows its output.")
     body = "\n".join((indent + l) if l else "" for l in lines)
     body = body.replace("\\", "\\\\")
     return f'{indent}"""{body.lstrip()}\n{indent}"""'
@@ -121,10 +127,32 @@ def render(catalogue):
     return "\n".join(py).rstrip() + "\n", "\n".join(pyi).rstrip() + "\n"
 
 
+def doc_table(catalogue):
+    """The catalogue as a Markdown table (no example outputs: some need data on the machine)."""
+    rows = ["| name | level | kind | parameters (default) | what it does |", "|---|---|---|---|---|"]
+    for e in catalogue:
+        params = ", ".join(
+            f"`{p['name']}`" + (f"={json.dumps(p['default'], ensure_ascii=False)}" if p["default"] is not None else " (required)")
+            for p in e["params"]
+        )
+        kind = e["kind"] + (f" (`{e['severity']}`)" if e["severity"] else "")
+        text = e["description"].replace("|", "\\|")
+        rows.append(f"| `{e['name']}` | {e['level']} | {kind} | {params.replace('|', chr(92) + '|')} | {text} |")
+    return "\n".join(rows)
+
+
+def render_doc(catalogue, doc):
+    head, rest = doc.split(START, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{START}\n{doc_table(catalogue)}\n{END}{tail}"
+
+
 def main():
-    py, pyi = render(json.load(sys.stdin))
+    catalogue = json.load(sys.stdin)
+    py, pyi = render(catalogue)
     (PACKAGE / "transforms.py").write_text(py, encoding="utf-8")
     (PACKAGE / "transforms.pyi").write_text(pyi, encoding="utf-8")
+    DOC.write_text(render_doc(catalogue, DOC.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 if __name__ == "__main__":

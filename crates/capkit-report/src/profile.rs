@@ -309,12 +309,39 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
 /// The suite's rows of the "what was run" list.
 pub(crate) fn suite_rows(report: &ProfileReport) -> Markup {
     let suite = &report.suite;
+    // A stage's transform and parameters, when the report records them.
+    let spec = |name: &str| -> Option<String> {
+        let Some(serde_json::Value::Object(t)) = suite.transforms.as_ref()?.get(name) else {
+            return None;
+        };
+        let transform = t.get("transform")?.as_str()?;
+        let params: Vec<String> = t
+            .iter()
+            .filter(|(k, _)| k.as_str() != "transform")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        Some(if params.is_empty() {
+            transform.to_owned()
+        } else {
+            format!("{transform} {}", params.join(" "))
+        })
+    };
     let corruptions: Vec<String> = suite
         .corruptions
         .iter()
-        .map(|c| match (&c.family, c.severity) {
-            (Some(f), Some(s)) => format!("{} ({f} {})", c.name, number(s)),
+        .map(|c| match (spec(&c.name), &c.family, c.severity) {
+            (Some(t), _, Some(s)) => format!("{} ({t}; severity {})", c.name, number(s)),
+            (Some(t), _, None) => format!("{} ({t})", c.name),
+            (None, Some(f), Some(s)) => format!("{} ({f} {})", c.name, number(s)),
             _ => c.name.clone(),
+        })
+        .collect();
+    let invariances: Vec<String> = suite
+        .invariances
+        .iter()
+        .map(|name| match spec(name) {
+            Some(t) => format!("{name} ({t})"),
+            None => name.clone(),
         })
         .collect();
     html! {
@@ -322,7 +349,7 @@ pub(crate) fn suite_rows(report: &ProfileReport) -> Markup {
         dd {
             @if let Some(f) = &suite.fingerprint { span.spec { (f) } br; }
             "corruptions: " (if corruptions.is_empty() { "none".to_owned() } else { corruptions.join(", ") }) br;
-            "invariances: " (if suite.invariances.is_empty() { "none".to_owned() } else { suite.invariances.join(", ") }) br;
+            "invariances: " (if invariances.is_empty() { "none".to_owned() } else { invariances.join(", ") }) br;
             (suite.probes) " probes"
         }
         @if let Counts::Classify(c) = &report.counts && let Some(sample) = &c.sample {

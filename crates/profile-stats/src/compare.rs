@@ -324,6 +324,20 @@ impl Comparison {
         self
     }
 
+    /// Every report with each stage's transform and parameters (see
+    /// [`crate::SuiteDescriptor::transforms`]).
+    pub fn with_suite_transforms(
+        mut self,
+        transforms: impl IntoIterator<Item = (String, serde_json::Value)>,
+    ) -> Comparison {
+        let transforms: indexmap::IndexMap<String, serde_json::Value> =
+            transforms.into_iter().collect();
+        for report in self.students.values_mut() {
+            report.suite.transforms = Some(transforms.clone());
+        }
+        self
+    }
+
     /// Every report with its suite's fingerprint.
     pub fn with_suite_fingerprint(mut self, fingerprint: Option<String>) -> Comparison {
         for report in self.students.values_mut() {

@@ -44,6 +44,7 @@
 //!     corruptions: vec![CorruptionInfo { name: "typo".into(), family: Some("keyboard_typo".into()), severity: Some(0.1) }],
 //!     invariances: vec!["case".into()],
 //!     probes: 0,
+//!     transforms: None,
 //! };
 //! // A fold over texts: (clean agree, corrupted agree, student changed, teacher changed).
 //! let fold = |texts: &[(bool, bool, bool, bool)]| {

@@ -49,6 +49,12 @@ pub struct SuiteDescriptor {
     pub invariances: Vec<String>,
     /// Number of probes.
     pub probes: usize,
+    /// Each stage's transform and its parameters (`{"transform": NAME, ...}`, canonical), by
+    /// stage name, when known: the command line records them from the suite file. Absent from
+    /// reports of suites built in code (and from reports written before it existed, which
+    /// still read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transforms: Option<indexmap::IndexMap<String, Value>>,
 }
 
 impl SuiteDescriptor {
@@ -71,6 +77,7 @@ impl SuiteDescriptor {
                 .collect(),
             invariances: invariances.into_iter().map(str::to_owned).collect(),
             probes,
+            transforms: None,
         }
     }
 
@@ -262,6 +269,16 @@ impl ProfileReport {
     /// The report with other settings.
     pub fn with_settings(mut self, settings: Settings) -> Self {
         self.settings = settings;
+        self
+    }
+
+    /// The report with each stage's transform and parameters (see
+    /// [`SuiteDescriptor::transforms`]).
+    pub fn with_suite_transforms(
+        mut self,
+        transforms: impl IntoIterator<Item = (String, Value)>,
+    ) -> Self {
+        self.suite.transforms = Some(transforms.into_iter().collect());
         self
     }
 

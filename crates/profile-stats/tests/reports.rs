@@ -32,6 +32,7 @@ fn suite() -> SuiteDescriptor {
         ],
         invariances: vec!["case".into()],
         probes: 0,
+        transforms: None,
     }
 }
 

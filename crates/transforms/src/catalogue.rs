@@ -112,7 +112,8 @@ impl Catalogue {
     /// (the severity parameter of a corruption, else `null`), `description`, `params` (each
     /// `name`, `type` (for people), `json` (its JSON shape, `ParamType::json_kind`), `choices`
     /// (or `null`), `default` or `null` when required, `doc`) and `example` (`params`,
-    /// `text`, `output`). What `capkit profile transforms --json` prints and Python's
+    /// `text`, `output`; `output` is `null` and `error` says why when the example cannot run
+    /// here, e.g. without its WordNet directory). What `capkit profile transforms --json` prints and Python's
     /// `capkit_rs.transforms` is generated from.
     pub fn describe(&self, name: &str) -> Result<Value, Error> {
         let d = self
@@ -136,7 +137,18 @@ impl Catalogue {
                 })
             })
             .collect();
-        let (text, example_params, output) = self.example(name)?;
+        // An example that needs data the machine lacks (a WordNet directory) is described with
+        // its error, so the listing still works there.
+        let example = match self.example(name) {
+            Ok((text, params, output)) => {
+                serde_json::json!({"params": params, "text": text, "output": output})
+            }
+            Err(e) => {
+                let params = serde_json::from_str::<Value>(d.example_params).unwrap_or_default();
+                serde_json::json!({"params": params, "text": d.example, "output": null,
+                                   "error": e.to_string()})
+            }
+        };
         let severity = match d.kind {
             Kind::Corruption { severity } => Value::from(severity),
             _ => Value::Null,
@@ -148,7 +160,7 @@ impl Catalogue {
             "severity": severity,
             "description": d.description,
             "params": params,
-            "example": {"params": example_params, "text": text, "output": output},
+            "example": example,
         }))
     }
 

@@ -53,7 +53,7 @@ def keyboard_typo(rate: float, *, seed: int = 0, rng: Literal['chacha', 'mixle']
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``rng``: generator: chacha, or mixle's MT19937 bit for bit (one of chacha, mixle).
 
-    Example: "The quick brown fox" -> "The quick yriwa cox".
+    Example: ``keyboard_typo(rate=0.3, seed=0, rng='chacha')`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('keyboard_typo', {'rate': rate, 'seed': seed, 'rng': rng})
 
@@ -63,7 +63,7 @@ def case_jitter() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "Hello World" -> "hELLO wORLD".
+    Example: ``case_jitter()`` on "Hello World"; ``capkit profile transforms`` shows its output.
     """
     return _make('case_jitter', {})
 
@@ -73,7 +73,7 @@ def whitespace() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "  Hello \\t  World \\n" -> "Hello World".
+    Example: ``whitespace()`` on "  Hello \\t  World \\n"; ``capkit profile transforms`` shows its output.
     """
     return _make('whitespace', {})
 
@@ -83,7 +83,7 @@ def identity() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "Hello World" -> "Hello World".
+    Example: ``identity()`` on "Hello World"; ``capkit profile transforms`` shows its output.
     """
     return _make('identity', {})
 
@@ -95,7 +95,7 @@ def char_insert(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quicfk bzrown fox".
+    Example: ``char_insert(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('char_insert', {'rate': rate, 'seed': seed})
 
@@ -107,7 +107,7 @@ def char_delete(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quick bow fo".
+    Example: ``char_delete(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('char_delete', {'rate': rate, 'seed': seed})
 
@@ -119,7 +119,7 @@ def char_substitute(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "Eht quick browx fox".
+    Example: ``char_substitute(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('char_substitute', {'rate': rate, 'seed': seed})
 
@@ -131,7 +131,7 @@ def char_swap(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "hTe quick bronw fxo".
+    Example: ``char_swap(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('char_swap', {'rate': rate, 'seed': seed})
 
@@ -143,7 +143,7 @@ def neighbour_swap(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "Teh uqikc bornw fox".
+    Example: ``neighbour_swap(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('neighbour_swap', {'rate': rate, 'seed': seed})
 
@@ -155,7 +155,7 @@ def repeat_char(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "TThe quick brown fox".
+    Example: ``repeat_char(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('repeat_char', {'rate': rate, 'seed': seed})
 
@@ -167,7 +167,7 @@ def random_case(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quiCK brown fOx".
+    Example: ``random_case(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('random_case', {'rate': rate, 'seed': seed})
 
@@ -179,7 +179,7 @@ def add_diacritics(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quiĉk brown fox".
+    Example: ``add_diacritics(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('add_diacritics', {'rate': rate, 'seed': seed})
 
@@ -191,7 +191,7 @@ def strip_diacritics(*, rate: float = 1.0, seed: int = 0) -> Transform:
     ``rate``: probability per accented character (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "Crème brûlée à la française" -> "Creme brulee a la francaise".
+    Example: ``strip_diacritics(rate=1.0, seed=0)`` on "Crème brûlée à la française"; ``capkit profile transforms`` shows its output.
     """
     return _make('strip_diacritics', {'rate': rate, 'seed': seed})
 
@@ -203,7 +203,7 @@ def zero_width(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The\\u200d quick brow\\u2060n f\\u200co\\u2060x\\u200c".
+    Example: ``zero_width(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('zero_width', {'rate': rate, 'seed': seed})
 
@@ -215,7 +215,7 @@ def bidi_reorder(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "\\u202eehT\\u202c \\u202ekciuq\\u202c \\u202enworb\\u202c \\u202exof\\u202c".
+    Example: ``bidi_reorder(rate=0.5, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('bidi_reorder', {'rate': rate, 'seed': seed})
 
@@ -227,7 +227,7 @@ def homoglyph(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "Thꬲ quӏck Ƅrowռ fox".
+    Example: ``homoglyph(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('homoglyph', {'rate': rate, 'seed': seed})
 
@@ -240,7 +240,7 @@ def keyboard(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwe
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``layout``: typo-tasks keyboard layout (one of qwerty, qwerty3, azerty, qwertz, dvorak).
 
-    Example: "The quick brown fox" -> "The w7kck browh foc".
+    Example: ``keyboard(rate=0.2, seed=0, layout='qwerty')`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('keyboard', {'rate': rate, 'seed': seed, 'layout': layout})
 
@@ -253,7 +253,7 @@ def typo_aci(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwe
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``layout``: keyboard layout of the neighbour keys (one of qwerty, qwerty3, azerty, qwertz, dvorak).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick bropwn fox jumps overe ythe lkazy dog".
+    Example: ``typo_aci(rate=0.5, seed=0, layout='qwerty')`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_aci', {'rate': rate, 'seed': seed, 'layout': layout})
 
@@ -266,7 +266,7 @@ def typo_acs(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwe
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``layout``: keyboard layout of the neighbour keys (one of qwerty, qwerty3, azerty, qwertz, dvorak).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick br9wn fox jumps over th3 lazy dog".
+    Example: ``typo_acs(rate=0.5, seed=0, layout='qwerty')`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_acs', {'rate': rate, 'seed': seed, 'layout': layout})
 
@@ -278,7 +278,7 @@ def typo_bf(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "hello world" -> "hello \\u007forld".
+    Example: ``typo_bf(rate=0.5, seed=0)`` on "hello world"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_bf', {'rate': rate, 'seed': seed})
 
@@ -290,7 +290,7 @@ def typo_cm(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "I definitely received the separate calendar" -> "I definately recieved hte seprate calendar".
+    Example: ``typo_cm(rate=0.5, seed=0)`` on "I definitely received the separate calendar"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_cm', {'rate': rate, 'seed': seed})
 
@@ -302,7 +302,7 @@ def typo_cns(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "Meet me at 4 on floor 1 with 2 friends" -> "Meet me at 4 on floor one with 2 friends".
+    Example: ``typo_cns(rate=0.5, seed=0)`` on "Meet me at 4 on floor 1 with 2 friends"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_cns', {'rate': rate, 'seed': seed})
 
@@ -314,7 +314,7 @@ def typo_co(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Te uick brown ox jups over he lazy dg".
+    Example: ``typo_co(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_co', {'rate': rate, 'seed': seed})
 
@@ -326,7 +326,7 @@ def typo_cr(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brrown ffox juumps oover thee llazy dogg".
+    Example: ``typo_cr(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_cr', {'rate': rate, 'seed': seed})
 
@@ -338,7 +338,7 @@ def typo_cs(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Teh uqick borwn ofx jumps over teh layz dog".
+    Example: ``typo_cs(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_cs', {'rate': rate, 'seed': seed})
 
@@ -350,7 +350,7 @@ def typo_dhs(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "visit shop-now.example.com or www.my-site.org" -> "visit shop-now.example.com or www.my-site-org".
+    Example: ``typo_dhs(rate=0.5, seed=0)`` on "visit shop-now.example.com or www.my-site.org"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_dhs', {'rate': rate, 'seed': seed})
 
@@ -362,7 +362,7 @@ def typo_di(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "see example.com and my.site.org" -> "s.ee example.com a.nd my.site.org".
+    Example: ``typo_di(rate=0.5, seed=0)`` on "see example.com and my.site.org"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_di', {'rate': rate, 'seed': seed})
 
@@ -374,7 +374,7 @@ def typo_do(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "see example.com and my.site.org" -> "see examplecom and my.site.org".
+    Example: ``typo_do(rate=0.5, seed=0)`` on "see example.com and my.site.org"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_do', {'rate': rate, 'seed': seed})
 
@@ -386,7 +386,7 @@ def typo_gi(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quicki bdrown jfox jumps ovyer thne lmazy bdog".
+    Example: ``typo_gi(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_gi', {'rate': rate, 'seed': seed})
 
@@ -398,7 +398,7 @@ def typo_gr(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Tee quick bromn iox yumps ovor the lazu dog".
+    Example: ``typo_gr(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_gr', {'rate': rate, 'seed': seed})
 
@@ -410,7 +410,7 @@ def typo_hi(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "see example.com and mysite today" -> "see example.com and mysite to-day".
+    Example: ``typo_hi(rate=0.5, seed=0)`` on "see example.com and mysite today"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_hi', {'rate': rate, 'seed': seed})
 
@@ -422,7 +422,7 @@ def typo_ho(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "a well-known e-mail co-worker" -> "a well-known email co-worker".
+    Example: ``typo_ho(rate=0.5, seed=0)`` on "a well-known e-mail co-worker"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_ho', {'rate': rate, 'seed': seed})
 
@@ -434,7 +434,7 @@ def typo_hr(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Th℮ quick br੦wn ẝox ϳumps oꮩer the Ӏazy doᶃ".
+    Example: ``typo_hr(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_hr', {'rate': rate, 'seed': seed})
 
@@ -446,7 +446,7 @@ def typo_hs(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "I knew their two cats would wait here" -> "I knew there to cats would wait hair".
+    Example: ``typo_hs(rate=0.5, seed=0)`` on "I knew their two cats would wait here"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_hs', {'rate': rate, 'seed': seed})
 
@@ -458,7 +458,7 @@ def typo_ons(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "the 1st and 2nd and 3rd of them" -> "the 1st and 2nd and 3rd of them".
+    Example: ``typo_ons(rate=0.5, seed=0)`` on "the 1st and 2nd and 3rd of them"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_ons', {'rate': rate, 'seed': seed})
 
@@ -471,7 +471,7 @@ def typo_rar(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwe
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``layout``: keyboard layout of the neighbour keys (one of qwerty, qwerty3, azerty, qwertz, dvorak).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brown fox jumps over the lazy dog".
+    Example: ``typo_rar(rate=0.5, seed=0, layout='qwerty')`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_rar', {'rate': rate, 'seed': seed, 'layout': layout})
 
@@ -483,7 +483,7 @@ def typo_sp(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "the cat saw a mouse near the house" -> "the cat saw a mice near thes houses".
+    Example: ``typo_sp(rate=0.5, seed=0)`` on "the cat saw a mouse near the house"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_sp', {'rate': rate, 'seed': seed})
 
@@ -495,7 +495,7 @@ def typo_tos(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "visit shop-now.example.com or www.my-site.org" -> "visit shop-now.example.com or site.www-my.org".
+    Example: ``typo_tos(rate=0.5, seed=0)`` on "visit shop-now.example.com or www.my-site.org"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_tos', {'rate': rate, 'seed': seed})
 
@@ -507,7 +507,7 @@ def typo_vs(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Thu quick brewn fax jamps over tho lazy dog".
+    Example: ``typo_vs(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('typo_vs', {'rate': rate, 'seed': seed})
 
@@ -519,7 +519,7 @@ def word_delete(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "brown jumps the dog".
+    Example: ``word_delete(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('word_delete', {'rate': rate, 'seed': seed})
 
@@ -531,7 +531,7 @@ def word_swap(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "quick The brown fox jumps over lazy dog the".
+    Example: ``word_swap(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('word_swap', {'rate': rate, 'seed': seed})
 
@@ -543,7 +543,7 @@ def word_split(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brow n fox jump s over the lazy d og".
+    Example: ``word_split(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('word_split', {'rate': rate, 'seed': seed})
 
@@ -555,7 +555,7 @@ def word_merge(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brownfoxjumps over the lazydog".
+    Example: ``word_merge(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('word_merge', {'rate': rate, 'seed': seed})
 
@@ -567,7 +567,7 @@ def word_crop(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brown fox jumps dog".
+    Example: ``word_crop(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('word_crop', {'rate': rate, 'seed': seed})
 
@@ -579,7 +579,7 @@ def word_shuffle(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "quick the dog fox jumps over The lazy brown".
+    Example: ``word_shuffle(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('word_shuffle', {'rate': rate, 'seed': seed})
 
@@ -590,7 +590,7 @@ def contraction_expand(*, table: str = '') -> Transform:
     Word level, meaning-preserving.
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I'm sure you don't mind; it's fine." -> "I am sure you do not mind; it is fine.".
+    Example: ``contraction_expand(table='')`` on "I'm sure you don't mind; it's fine."; ``capkit profile transforms`` shows its output.
     """
     return _make('contraction_expand', {'table': table})
 
@@ -601,7 +601,7 @@ def contraction_add(*, table: str = '') -> Transform:
     Word level, meaning-preserving.
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I am sure you do not mind; it is fine." -> "I'm sure you don't mind; it's fine.".
+    Example: ``contraction_add(table='')`` on "I am sure you do not mind; it is fine."; ``capkit profile transforms`` shows its output.
     """
     return _make('contraction_add', {'table': table})
 
@@ -612,7 +612,7 @@ def us_to_uk(*, table: str = '') -> Transform:
     Word level, meaning-preserving.
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "My neighbor organized a theater trip; the color was gray." -> "My neighbour organised a theatre trip; the colour was grey.".
+    Example: ``us_to_uk(table='')`` on "My neighbor organized a theater trip; the color was gray."; ``capkit profile transforms`` shows its output.
     """
     return _make('us_to_uk', {'table': table})
 
@@ -623,7 +623,7 @@ def uk_to_us(*, table: str = '') -> Transform:
     Word level, meaning-preserving.
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "My neighbour organised a theatre trip; the colour was grey." -> "My neighbor organized a theater trip; the color was gray.".
+    Example: ``uk_to_us(table='')`` on "My neighbour organised a theatre trip; the colour was grey."; ``capkit profile transforms`` shows its output.
     """
     return _make('uk_to_us', {'table': table})
 
@@ -636,7 +636,7 @@ def abbreviation(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transf
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "Please let me know as soon as possible, thank you." -> "Plz lmk ASAP, ty.".
+    Example: ``abbreviation(rate=1.0, seed=0, table='')`` on "Please let me know as soon as possible, thank you."; ``capkit profile transforms`` shows its output.
     """
     return _make('abbreviation', {'rate': rate, 'seed': seed, 'table': table})
 
@@ -649,7 +649,7 @@ def slang(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "My friend has a lot of money and a very good car." -> "My buddy has lotsa dough and a sick ride.".
+    Example: ``slang(rate=1.0, seed=0, table='')`` on "My friend has a lot of money and a very good car."; ``capkit profile transforms`` shows its output.
     """
     return _make('slang', {'rate': rate, 'seed': seed, 'table': table})
 
@@ -662,7 +662,7 @@ def speech_to_text(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Tran
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I would have told you their car is right there." -> "I would of told you they're car is write their.".
+    Example: ``speech_to_text(rate=1.0, seed=0, table='')`` on "I would have told you their car is right there."; ``capkit profile transforms`` shows its output.
     """
     return _make('speech_to_text', {'rate': rate, 'seed': seed, 'table': table})
 
@@ -675,7 +675,7 @@ def dyslexia_swap(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Trans
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I saw a letter from their dog on the quiet street." -> "I was a letter form there god no the quite street.".
+    Example: ``dyslexia_swap(rate=1.0, seed=0, table='')`` on "I saw a letter from their dog on the quiet street."; ``capkit profile transforms`` shows its output.
     """
     return _make('dyslexia_swap', {'rate': rate, 'seed': seed, 'table': table})
 
@@ -688,7 +688,7 @@ def homophone(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I knew their two cats would wait here." -> "I gnu there too cats wood weight hear.".
+    Example: ``homophone(rate=1.0, seed=0, table='')`` on "I knew their two cats would wait here."; ``capkit profile transforms`` shows its output.
     """
     return _make('homophone', {'rate': rate, 'seed': seed, 'table': table})
 
@@ -698,7 +698,7 @@ def number_to_words() -> Transform:
 
     Word level, meaning-preserving.
 
-    Example: "She paid 1,250 dollars for 3 tickets and waited 2.5 hours." -> "She paid one thousand two hundred fifty dollars for three tickets and waited two point five hours.".
+    Example: ``number_to_words()`` on "She paid 1,250 dollars for 3 tickets and waited 2.5 hours."; ``capkit profile transforms`` shows its output.
     """
     return _make('number_to_words', {})
 
@@ -708,7 +708,7 @@ def words_to_number() -> Transform:
 
     Word level, meaning-preserving.
 
-    Example: "She paid one thousand two hundred fifty dollars for three tickets." -> "She paid 1250 dollars for 3 tickets.".
+    Example: ``words_to_number()`` on "She paid one thousand two hundred fifty dollars for three tickets."; ``capkit profile transforms`` shows its output.
     """
     return _make('words_to_number', {})
 
@@ -720,7 +720,7 @@ def swap_numbers(*, rate: float = 0.5, seed: int = 0) -> Transform:
     ``rate``: probability per number (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "Call 555 1234 before 9 or after 10.30." -> "Call 401 6438 before 1 or after 20.30.".
+    Example: ``swap_numbers(rate=1.0, seed=0)`` on "Call 555 1234 before 9 or after 10.30."; ``capkit profile transforms`` shows its output.
     """
     return _make('swap_numbers', {'rate': rate, 'seed': seed})
 
@@ -733,7 +733,7 @@ def randomize_age(*, rate: float = 1.0, max_change: int = 5, seed: int = 0) -> T
     ``max_change``: largest change, in years (integer in [1, 100]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "My son is 12 years old and my mother, aged 70, is retired." -> "My son is 14 years old and my mother, aged 71, is retired.".
+    Example: ``randomize_age(rate=1.0, max_change=5, seed=0)`` on "My son is 12 years old and my mother, aged 70, is retired."; ``capkit profile transforms`` shows its output.
     """
     return _make('randomize_age', {'rate': rate, 'max_change': max_change, 'seed': seed})
 
@@ -747,7 +747,7 @@ def synonym(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``pos``: part of speech whose lemmas are swapped (one of adj, adv, noun, verb).
 
-    Example: "The quick brown fox is happy and fast." -> "The speedy brownish fox is happy and fast.".
+    Example: ``synonym(wordnet='/usr/share/wordnet', rate=1.0, seed=0, pos='adj')`` on "The quick brown fox is happy and fast."; ``capkit profile transforms`` shows its output.
     """
     return _make('synonym', {'wordnet': wordnet, 'rate': rate, 'seed': seed, 'pos': pos})
 
@@ -761,7 +761,7 @@ def antonym(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``pos``: part of speech whose lemmas are swapped (one of adj, adv, noun, verb).
 
-    Example: "The quick brown fox is happy and fast." -> "The quick brown fox is unhappy and slow.".
+    Example: ``antonym(wordnet='/usr/share/wordnet', rate=1.0, seed=0, pos='adj')`` on "The quick brown fox is happy and fast."; ``capkit profile transforms`` shows its output.
     """
     return _make('antonym', {'wordnet': wordnet, 'rate': rate, 'seed': seed, 'pos': pos})
 
@@ -775,7 +775,7 @@ def synonym_insert(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Liter
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``pos``: part of speech whose lemmas are swapped (one of adj, adv, noun, verb).
 
-    Example: "The quick brown fox is happy and fast." -> "The quick speedy brown dark-brown fox is happy and fast.".
+    Example: ``synonym_insert(wordnet='/usr/share/wordnet', rate=1.0, seed=0, pos='adj')`` on "The quick brown fox is happy and fast."; ``capkit profile transforms`` shows its output.
     """
     return _make('synonym_insert', {'wordnet': wordnet, 'rate': rate, 'seed': seed, 'pos': pos})
 
@@ -788,7 +788,7 @@ def swap_names(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transfor
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "Maria and John met Ahmed in the park." -> "Lina and Valentina met Andre in the park.".
+    Example: ``swap_names(rate=1.0, seed=0, table='')`` on "Maria and John met Ahmed in the park."; ``capkit profile transforms`` shows its output.
     """
     return _make('swap_names', {'rate': rate, 'seed': seed, 'table': table})
 
@@ -801,7 +801,7 @@ def swap_locations(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Tran
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "We flew from New York to Paris via Dubai." -> "We flew from Minnesota to South Dakota via Brazil.".
+    Example: ``swap_locations(rate=1.0, seed=0, table='')`` on "We flew from New York to Paris via Dubai."; ``capkit profile transforms`` shows its output.
     """
     return _make('swap_locations', {'rate': rate, 'seed': seed, 'table': table})
 
@@ -814,7 +814,7 @@ def ocr(*, rate: float = 0.1, seed: int = 0, table: str = '') -> Transform:
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "The quick brown fox jumps over 10 lazy dogs" -> "Tlie quiclc hr0vvn tex jumps ouer 10 le2y d09s".
+    Example: ``ocr(rate=0.3, seed=0, table='')`` on "The quick brown fox jumps over 10 lazy dogs"; ``capkit profile transforms`` shows its output.
     """
     return _make('ocr', {'rate': rate, 'seed': seed, 'table': table})
 
@@ -824,7 +824,7 @@ def uppercase() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "The quick Brown fox" -> "THE QUICK BROWN FOX".
+    Example: ``uppercase()`` on "The quick Brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('uppercase', {})
 
@@ -834,7 +834,7 @@ def lowercase() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "The quick Brown fox" -> "the quick brown fox".
+    Example: ``lowercase()`` on "The quick Brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('lowercase', {})
 
@@ -844,7 +844,7 @@ def titlecase() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "the QUICK brown fox isn't here" -> "The Quick Brown Fox Isn'T Here".
+    Example: ``titlecase()`` on "the QUICK brown fox isn't here"; ``capkit profile transforms`` shows its output.
     """
     return _make('titlecase', {})
 
@@ -854,7 +854,7 @@ def strip_punctuation() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "Is it the quick brown fox?!" -> "Is it the quick brown fox".
+    Example: ``strip_punctuation()`` on "Is it the quick brown fox?!"; ``capkit profile transforms`` shows its output.
     """
     return _make('strip_punctuation', {})
 
@@ -864,7 +864,7 @@ def strip_all_punctuation() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "Well, it's the quick (brown) fox!" -> "Well its the quick brown fox".
+    Example: ``strip_all_punctuation()`` on "Well, it's the quick (brown) fox!"; ``capkit profile transforms`` shows its output.
     """
     return _make('strip_all_punctuation', {})
 
@@ -876,7 +876,7 @@ def add_punctuation(*, marks: str = '!?,.-:;', seed: int = 0) -> Transform:
     ``marks``: the marks to choose from (string).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quick brown fox;".
+    Example: ``add_punctuation(marks='!?,.-:;', seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('add_punctuation', {'marks': marks, 'seed': seed})
 
@@ -889,7 +889,7 @@ def add_new_lines(*, rate: float = 0.2, count: int = 1, seed: int = 0) -> Transf
     ``count``: characters written in place of a chosen gap (integer in [1, 16]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brown fox jumps\\nover\\nthe\\nlazy dog".
+    Example: ``add_new_lines(rate=0.3, count=1, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('add_new_lines', {'rate': rate, 'count': count, 'seed': seed})
 
@@ -902,7 +902,7 @@ def add_tabs(*, rate: float = 0.2, count: int = 1, seed: int = 0) -> Transform:
     ``count``: characters written in place of a chosen gap (integer in [1, 16]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brown\\tfox jumps over the lazy\\tdog".
+    Example: ``add_tabs(rate=0.3, count=1, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
     return _make('add_tabs', {'rate': rate, 'count': count, 'seed': seed})
 
@@ -915,7 +915,7 @@ def add_context(*, prefixes: Sequence[str] = ('Description:', 'Note:'), suffixes
     ``suffixes``: phrases put after the text (empty: none) (list of strings).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "Description: The quick brown fox Thanks for reading!".
+    Example: ``add_context(seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('add_context', {'prefixes': prefixes, 'suffixes': suffixes, 'seed': seed})
 
@@ -926,7 +926,7 @@ def normalize(*, form: Literal['NFC', 'NFD', 'NFKC', 'NFKD'] = 'NFC') -> Transfo
     Sentence level, meaning-preserving.
     ``form``: the normalisation form (one of NFC, NFD, NFKC, NFKD).
 
-    Example: "ﬁne Café ①" -> "fine Café 1".
+    Example: ``normalize(form='NFKC')`` on "ﬁne Café ①"; ``capkit profile transforms`` shows its output.
     """
     return _make('normalize', {'form': form})
 
@@ -937,7 +937,7 @@ def chain(steps: Sequence[Transform]) -> Transform:
     Composition level, composite.
     ``steps``: the transforms, applied first to last (list of transforms {"transform": NAME, ...}).
 
-    Example: "The quick brown fox" -> "THE QUUICK BROWWNN FOOXX".
+    Example: ``chain()`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('chain', {'steps': steps})
 
@@ -949,6 +949,6 @@ def one_of(choices: Sequence[Transform], *, seed: int = 0) -> Transform:
     ``choices``: the transforms to choose from, uniformly (list of transforms {"transform": NAME, ...}).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "THE QUICK BROWN FOX".
+    Example: ``one_of(seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('one_of', {'choices': choices, 'seed': seed})

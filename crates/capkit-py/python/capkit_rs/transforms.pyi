@@ -15,7 +15,7 @@ def keyboard_typo(rate: float, *, seed: int = 0, rng: Literal['chacha', 'mixle']
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``rng``: generator: chacha, or mixle's MT19937 bit for bit (one of chacha, mixle).
 
-    Example: "The quick brown fox" -> "The quick yriwa cox".
+    Example: ``keyboard_typo(rate=0.3, seed=0, rng='chacha')`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def case_jitter() -> Transform:
@@ -23,7 +23,7 @@ def case_jitter() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "Hello World" -> "hELLO wORLD".
+    Example: ``case_jitter()`` on "Hello World"; ``capkit profile transforms`` shows its output.
     """
 
 def whitespace() -> Transform:
@@ -31,7 +31,7 @@ def whitespace() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "  Hello \\t  World \\n" -> "Hello World".
+    Example: ``whitespace()`` on "  Hello \\t  World \\n"; ``capkit profile transforms`` shows its output.
     """
 
 def identity() -> Transform:
@@ -39,7 +39,7 @@ def identity() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "Hello World" -> "Hello World".
+    Example: ``identity()`` on "Hello World"; ``capkit profile transforms`` shows its output.
     """
 
 def char_insert(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -49,7 +49,7 @@ def char_insert(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quicfk bzrown fox".
+    Example: ``char_insert(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def char_delete(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -59,7 +59,7 @@ def char_delete(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quick bow fo".
+    Example: ``char_delete(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def char_substitute(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -69,7 +69,7 @@ def char_substitute(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "Eht quick browx fox".
+    Example: ``char_substitute(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def char_swap(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -79,7 +79,7 @@ def char_swap(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "hTe quick bronw fxo".
+    Example: ``char_swap(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def neighbour_swap(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -89,7 +89,7 @@ def neighbour_swap(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "Teh uqikc bornw fox".
+    Example: ``neighbour_swap(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def repeat_char(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -99,7 +99,7 @@ def repeat_char(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "TThe quick brown fox".
+    Example: ``repeat_char(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def random_case(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -109,7 +109,7 @@ def random_case(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quiCK brown fOx".
+    Example: ``random_case(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def add_diacritics(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -119,7 +119,7 @@ def add_diacritics(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quiĉk brown fox".
+    Example: ``add_diacritics(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def strip_diacritics(*, rate: float = 1.0, seed: int = 0) -> Transform:
@@ -129,7 +129,7 @@ def strip_diacritics(*, rate: float = 1.0, seed: int = 0) -> Transform:
     ``rate``: probability per accented character (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "Crème brûlée à la française" -> "Creme brulee a la francaise".
+    Example: ``strip_diacritics(rate=1.0, seed=0)`` on "Crème brûlée à la française"; ``capkit profile transforms`` shows its output.
     """
 
 def zero_width(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -139,7 +139,7 @@ def zero_width(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The\\u200d quick brow\\u2060n f\\u200co\\u2060x\\u200c".
+    Example: ``zero_width(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def bidi_reorder(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -149,7 +149,7 @@ def bidi_reorder(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "\\u202eehT\\u202c \\u202ekciuq\\u202c \\u202enworb\\u202c \\u202exof\\u202c".
+    Example: ``bidi_reorder(rate=0.5, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def homoglyph(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -159,7 +159,7 @@ def homoglyph(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per letter or digit (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "Thꬲ quӏck Ƅrowռ fox".
+    Example: ``homoglyph(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def keyboard(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwerty3', 'azerty', 'qwertz', 'dvorak'] = 'qwerty') -> Transform:
@@ -170,7 +170,7 @@ def keyboard(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwe
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``layout``: typo-tasks keyboard layout (one of qwerty, qwerty3, azerty, qwertz, dvorak).
 
-    Example: "The quick brown fox" -> "The w7kck browh foc".
+    Example: ``keyboard(rate=0.2, seed=0, layout='qwerty')`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_aci(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwerty3', 'azerty', 'qwertz', 'dvorak'] = 'qwerty') -> Transform:
@@ -181,7 +181,7 @@ def typo_aci(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwe
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``layout``: keyboard layout of the neighbour keys (one of qwerty, qwerty3, azerty, qwertz, dvorak).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick bropwn fox jumps overe ythe lkazy dog".
+    Example: ``typo_aci(rate=0.5, seed=0, layout='qwerty')`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_acs(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwerty3', 'azerty', 'qwertz', 'dvorak'] = 'qwerty') -> Transform:
@@ -192,7 +192,7 @@ def typo_acs(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwe
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``layout``: keyboard layout of the neighbour keys (one of qwerty, qwerty3, azerty, qwertz, dvorak).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick br9wn fox jumps over th3 lazy dog".
+    Example: ``typo_acs(rate=0.5, seed=0, layout='qwerty')`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_bf(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -202,7 +202,7 @@ def typo_bf(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "hello world" -> "hello \\u007forld".
+    Example: ``typo_bf(rate=0.5, seed=0)`` on "hello world"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_cm(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -212,7 +212,7 @@ def typo_cm(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "I definitely received the separate calendar" -> "I definately recieved hte seprate calendar".
+    Example: ``typo_cm(rate=0.5, seed=0)`` on "I definitely received the separate calendar"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_cns(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -222,7 +222,7 @@ def typo_cns(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "Meet me at 4 on floor 1 with 2 friends" -> "Meet me at 4 on floor one with 2 friends".
+    Example: ``typo_cns(rate=0.5, seed=0)`` on "Meet me at 4 on floor 1 with 2 friends"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_co(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -232,7 +232,7 @@ def typo_co(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Te uick brown ox jups over he lazy dg".
+    Example: ``typo_co(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_cr(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -242,7 +242,7 @@ def typo_cr(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brrown ffox juumps oover thee llazy dogg".
+    Example: ``typo_cr(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_cs(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -252,7 +252,7 @@ def typo_cs(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Teh uqick borwn ofx jumps over teh layz dog".
+    Example: ``typo_cs(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_dhs(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -262,7 +262,7 @@ def typo_dhs(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "visit shop-now.example.com or www.my-site.org" -> "visit shop-now.example.com or www.my-site-org".
+    Example: ``typo_dhs(rate=0.5, seed=0)`` on "visit shop-now.example.com or www.my-site.org"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_di(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -272,7 +272,7 @@ def typo_di(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "see example.com and my.site.org" -> "s.ee example.com a.nd my.site.org".
+    Example: ``typo_di(rate=0.5, seed=0)`` on "see example.com and my.site.org"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_do(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -282,7 +282,7 @@ def typo_do(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "see example.com and my.site.org" -> "see examplecom and my.site.org".
+    Example: ``typo_do(rate=0.5, seed=0)`` on "see example.com and my.site.org"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_gi(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -292,7 +292,7 @@ def typo_gi(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quicki bdrown jfox jumps ovyer thne lmazy bdog".
+    Example: ``typo_gi(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_gr(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -302,7 +302,7 @@ def typo_gr(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Tee quick bromn iox yumps ovor the lazu dog".
+    Example: ``typo_gr(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_hi(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -312,7 +312,7 @@ def typo_hi(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "see example.com and mysite today" -> "see example.com and mysite to-day".
+    Example: ``typo_hi(rate=0.5, seed=0)`` on "see example.com and mysite today"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_ho(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -322,7 +322,7 @@ def typo_ho(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "a well-known e-mail co-worker" -> "a well-known email co-worker".
+    Example: ``typo_ho(rate=0.5, seed=0)`` on "a well-known e-mail co-worker"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_hr(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -332,7 +332,7 @@ def typo_hr(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Th℮ quick br੦wn ẝox ϳumps oꮩer the Ӏazy doᶃ".
+    Example: ``typo_hr(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_hs(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -342,7 +342,7 @@ def typo_hs(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "I knew their two cats would wait here" -> "I knew there to cats would wait hair".
+    Example: ``typo_hs(rate=0.5, seed=0)`` on "I knew their two cats would wait here"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_ons(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -352,7 +352,7 @@ def typo_ons(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "the 1st and 2nd and 3rd of them" -> "the 1st and 2nd and 3rd of them".
+    Example: ``typo_ons(rate=0.5, seed=0)`` on "the 1st and 2nd and 3rd of them"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_rar(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwerty3', 'azerty', 'qwertz', 'dvorak'] = 'qwerty') -> Transform:
@@ -363,7 +363,7 @@ def typo_rar(*, rate: float = 0.1, seed: int = 0, layout: Literal['qwerty', 'qwe
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``layout``: keyboard layout of the neighbour keys (one of qwerty, qwerty3, azerty, qwertz, dvorak).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brown fox jumps over the lazy dog".
+    Example: ``typo_rar(rate=0.5, seed=0, layout='qwerty')`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_sp(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -373,7 +373,7 @@ def typo_sp(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "the cat saw a mouse near the house" -> "the cat saw a mice near thes houses".
+    Example: ``typo_sp(rate=0.5, seed=0)`` on "the cat saw a mouse near the house"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_tos(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -383,7 +383,7 @@ def typo_tos(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "visit shop-now.example.com or www.my-site.org" -> "visit shop-now.example.com or site.www-my.org".
+    Example: ``typo_tos(rate=0.5, seed=0)`` on "visit shop-now.example.com or www.my-site.org"; ``capkit profile transforms`` shows its output.
     """
 
 def typo_vs(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -393,7 +393,7 @@ def typo_vs(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per token (whitespace-delimited word) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "Thu quick brewn fax jamps over tho lazy dog".
+    Example: ``typo_vs(rate=0.5, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def word_delete(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -403,7 +403,7 @@ def word_delete(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "brown jumps the dog".
+    Example: ``word_delete(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def word_swap(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -413,7 +413,7 @@ def word_swap(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "quick The brown fox jumps over lazy dog the".
+    Example: ``word_swap(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def word_split(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -423,7 +423,7 @@ def word_split(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brow n fox jump s over the lazy d og".
+    Example: ``word_split(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def word_merge(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -433,7 +433,7 @@ def word_merge(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brownfoxjumps over the lazydog".
+    Example: ``word_merge(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def word_crop(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -443,7 +443,7 @@ def word_crop(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brown fox jumps dog".
+    Example: ``word_crop(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def word_shuffle(*, rate: float = 0.1, seed: int = 0) -> Transform:
@@ -453,7 +453,7 @@ def word_shuffle(*, rate: float = 0.1, seed: int = 0) -> Transform:
     ``rate``: probability per word (per gap for word_merge; crop: fraction of the words) (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "quick the dog fox jumps over The lazy brown".
+    Example: ``word_shuffle(rate=0.3, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def contraction_expand(*, table: str = '') -> Transform:
@@ -462,7 +462,7 @@ def contraction_expand(*, table: str = '') -> Transform:
     Word level, meaning-preserving.
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I'm sure you don't mind; it's fine." -> "I am sure you do not mind; it is fine.".
+    Example: ``contraction_expand(table='')`` on "I'm sure you don't mind; it's fine."; ``capkit profile transforms`` shows its output.
     """
 
 def contraction_add(*, table: str = '') -> Transform:
@@ -471,7 +471,7 @@ def contraction_add(*, table: str = '') -> Transform:
     Word level, meaning-preserving.
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I am sure you do not mind; it is fine." -> "I'm sure you don't mind; it's fine.".
+    Example: ``contraction_add(table='')`` on "I am sure you do not mind; it is fine."; ``capkit profile transforms`` shows its output.
     """
 
 def us_to_uk(*, table: str = '') -> Transform:
@@ -480,7 +480,7 @@ def us_to_uk(*, table: str = '') -> Transform:
     Word level, meaning-preserving.
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "My neighbor organized a theater trip; the color was gray." -> "My neighbour organised a theatre trip; the colour was grey.".
+    Example: ``us_to_uk(table='')`` on "My neighbor organized a theater trip; the color was gray."; ``capkit profile transforms`` shows its output.
     """
 
 def uk_to_us(*, table: str = '') -> Transform:
@@ -489,7 +489,7 @@ def uk_to_us(*, table: str = '') -> Transform:
     Word level, meaning-preserving.
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "My neighbour organised a theatre trip; the colour was grey." -> "My neighbor organized a theater trip; the color was gray.".
+    Example: ``uk_to_us(table='')`` on "My neighbour organised a theatre trip; the colour was grey."; ``capkit profile transforms`` shows its output.
     """
 
 def abbreviation(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
@@ -500,7 +500,7 @@ def abbreviation(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transf
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "Please let me know as soon as possible, thank you." -> "Plz lmk ASAP, ty.".
+    Example: ``abbreviation(rate=1.0, seed=0, table='')`` on "Please let me know as soon as possible, thank you."; ``capkit profile transforms`` shows its output.
     """
 
 def slang(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
@@ -511,7 +511,7 @@ def slang(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "My friend has a lot of money and a very good car." -> "My buddy has lotsa dough and a sick ride.".
+    Example: ``slang(rate=1.0, seed=0, table='')`` on "My friend has a lot of money and a very good car."; ``capkit profile transforms`` shows its output.
     """
 
 def speech_to_text(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
@@ -522,7 +522,7 @@ def speech_to_text(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Tran
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I would have told you their car is right there." -> "I would of told you they're car is write their.".
+    Example: ``speech_to_text(rate=1.0, seed=0, table='')`` on "I would have told you their car is right there."; ``capkit profile transforms`` shows its output.
     """
 
 def dyslexia_swap(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
@@ -533,7 +533,7 @@ def dyslexia_swap(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Trans
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I saw a letter from their dog on the quiet street." -> "I was a letter form there god no the quite street.".
+    Example: ``dyslexia_swap(rate=1.0, seed=0, table='')`` on "I saw a letter from their dog on the quiet street."; ``capkit profile transforms`` shows its output.
     """
 
 def homophone(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
@@ -544,7 +544,7 @@ def homophone(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "I knew their two cats would wait here." -> "I gnu there too cats wood weight hear.".
+    Example: ``homophone(rate=1.0, seed=0, table='')`` on "I knew their two cats would wait here."; ``capkit profile transforms`` shows its output.
     """
 
 def number_to_words() -> Transform:
@@ -552,7 +552,7 @@ def number_to_words() -> Transform:
 
     Word level, meaning-preserving.
 
-    Example: "She paid 1,250 dollars for 3 tickets and waited 2.5 hours." -> "She paid one thousand two hundred fifty dollars for three tickets and waited two point five hours.".
+    Example: ``number_to_words()`` on "She paid 1,250 dollars for 3 tickets and waited 2.5 hours."; ``capkit profile transforms`` shows its output.
     """
 
 def words_to_number() -> Transform:
@@ -560,7 +560,7 @@ def words_to_number() -> Transform:
 
     Word level, meaning-preserving.
 
-    Example: "She paid one thousand two hundred fifty dollars for three tickets." -> "She paid 1250 dollars for 3 tickets.".
+    Example: ``words_to_number()`` on "She paid one thousand two hundred fifty dollars for three tickets."; ``capkit profile transforms`` shows its output.
     """
 
 def swap_numbers(*, rate: float = 0.5, seed: int = 0) -> Transform:
@@ -570,7 +570,7 @@ def swap_numbers(*, rate: float = 0.5, seed: int = 0) -> Transform:
     ``rate``: probability per number (rate in [0, 1]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "Call 555 1234 before 9 or after 10.30." -> "Call 401 6438 before 1 or after 20.30.".
+    Example: ``swap_numbers(rate=1.0, seed=0)`` on "Call 555 1234 before 9 or after 10.30."; ``capkit profile transforms`` shows its output.
     """
 
 def randomize_age(*, rate: float = 1.0, max_change: int = 5, seed: int = 0) -> Transform:
@@ -581,7 +581,7 @@ def randomize_age(*, rate: float = 1.0, max_change: int = 5, seed: int = 0) -> T
     ``max_change``: largest change, in years (integer in [1, 100]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "My son is 12 years old and my mother, aged 70, is retired." -> "My son is 14 years old and my mother, aged 71, is retired.".
+    Example: ``randomize_age(rate=1.0, max_change=5, seed=0)`` on "My son is 12 years old and my mother, aged 70, is retired."; ``capkit profile transforms`` shows its output.
     """
 
 def synonym(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj', 'adv', 'noun', 'verb'] = 'adj') -> Transform:
@@ -593,7 +593,7 @@ def synonym(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``pos``: part of speech whose lemmas are swapped (one of adj, adv, noun, verb).
 
-    Example: "The quick brown fox is happy and fast." -> "The speedy brownish fox is happy and fast.".
+    Example: ``synonym(wordnet='/usr/share/wordnet', rate=1.0, seed=0, pos='adj')`` on "The quick brown fox is happy and fast."; ``capkit profile transforms`` shows its output.
     """
 
 def antonym(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj', 'adv', 'noun', 'verb'] = 'adj') -> Transform:
@@ -605,7 +605,7 @@ def antonym(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``pos``: part of speech whose lemmas are swapped (one of adj, adv, noun, verb).
 
-    Example: "The quick brown fox is happy and fast." -> "The quick brown fox is unhappy and slow.".
+    Example: ``antonym(wordnet='/usr/share/wordnet', rate=1.0, seed=0, pos='adj')`` on "The quick brown fox is happy and fast."; ``capkit profile transforms`` shows its output.
     """
 
 def synonym_insert(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Literal['adj', 'adv', 'noun', 'verb'] = 'adj') -> Transform:
@@ -617,7 +617,7 @@ def synonym_insert(wordnet: str, *, rate: float = 0.5, seed: int = 0, pos: Liter
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``pos``: part of speech whose lemmas are swapped (one of adj, adv, noun, verb).
 
-    Example: "The quick brown fox is happy and fast." -> "The quick speedy brown dark-brown fox is happy and fast.".
+    Example: ``synonym_insert(wordnet='/usr/share/wordnet', rate=1.0, seed=0, pos='adj')`` on "The quick brown fox is happy and fast."; ``capkit profile transforms`` shows its output.
     """
 
 def swap_names(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
@@ -628,7 +628,7 @@ def swap_names(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transfor
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "Maria and John met Ahmed in the park." -> "Lina and Valentina met Andre in the park.".
+    Example: ``swap_names(rate=1.0, seed=0, table='')`` on "Maria and John met Ahmed in the park."; ``capkit profile transforms`` shows its output.
     """
 
 def swap_locations(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Transform:
@@ -639,7 +639,7 @@ def swap_locations(*, rate: float = 0.5, seed: int = 0, table: str = '') -> Tran
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "We flew from New York to Paris via Dubai." -> "We flew from Minnesota to South Dakota via Brazil.".
+    Example: ``swap_locations(rate=1.0, seed=0, table='')`` on "We flew from New York to Paris via Dubai."; ``capkit profile transforms`` shows its output.
     """
 
 def ocr(*, rate: float = 0.1, seed: int = 0, table: str = '') -> Transform:
@@ -650,7 +650,7 @@ def ocr(*, rate: float = 0.1, seed: int = 0, table: str = '') -> Transform:
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
     ``table``: path of a file replacing the built-in table (empty: the built-in one; format in the crate's data/README.md) (string).
 
-    Example: "The quick brown fox jumps over 10 lazy dogs" -> "Tlie quiclc hr0vvn tex jumps ouer 10 le2y d09s".
+    Example: ``ocr(rate=0.3, seed=0, table='')`` on "The quick brown fox jumps over 10 lazy dogs"; ``capkit profile transforms`` shows its output.
     """
 
 def uppercase() -> Transform:
@@ -658,7 +658,7 @@ def uppercase() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "The quick Brown fox" -> "THE QUICK BROWN FOX".
+    Example: ``uppercase()`` on "The quick Brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def lowercase() -> Transform:
@@ -666,7 +666,7 @@ def lowercase() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "The quick Brown fox" -> "the quick brown fox".
+    Example: ``lowercase()`` on "The quick Brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def titlecase() -> Transform:
@@ -674,7 +674,7 @@ def titlecase() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "the QUICK brown fox isn't here" -> "The Quick Brown Fox Isn'T Here".
+    Example: ``titlecase()`` on "the QUICK brown fox isn't here"; ``capkit profile transforms`` shows its output.
     """
 
 def strip_punctuation() -> Transform:
@@ -682,7 +682,7 @@ def strip_punctuation() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "Is it the quick brown fox?!" -> "Is it the quick brown fox".
+    Example: ``strip_punctuation()`` on "Is it the quick brown fox?!"; ``capkit profile transforms`` shows its output.
     """
 
 def strip_all_punctuation() -> Transform:
@@ -690,7 +690,7 @@ def strip_all_punctuation() -> Transform:
 
     Sentence level, meaning-preserving.
 
-    Example: "Well, it's the quick (brown) fox!" -> "Well its the quick brown fox".
+    Example: ``strip_all_punctuation()`` on "Well, it's the quick (brown) fox!"; ``capkit profile transforms`` shows its output.
     """
 
 def add_punctuation(*, marks: str = '!?,.-:;', seed: int = 0) -> Transform:
@@ -700,7 +700,7 @@ def add_punctuation(*, marks: str = '!?,.-:;', seed: int = 0) -> Transform:
     ``marks``: the marks to choose from (string).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "The quick brown fox;".
+    Example: ``add_punctuation(marks='!?,.-:;', seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def add_new_lines(*, rate: float = 0.2, count: int = 1, seed: int = 0) -> Transform:
@@ -711,7 +711,7 @@ def add_new_lines(*, rate: float = 0.2, count: int = 1, seed: int = 0) -> Transf
     ``count``: characters written in place of a chosen gap (integer in [1, 16]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brown fox jumps\\nover\\nthe\\nlazy dog".
+    Example: ``add_new_lines(rate=0.3, count=1, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def add_tabs(*, rate: float = 0.2, count: int = 1, seed: int = 0) -> Transform:
@@ -722,7 +722,7 @@ def add_tabs(*, rate: float = 0.2, count: int = 1, seed: int = 0) -> Transform:
     ``count``: characters written in place of a chosen gap (integer in [1, 16]).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox jumps over the lazy dog" -> "The quick brown\\tfox jumps over the lazy\\tdog".
+    Example: ``add_tabs(rate=0.3, count=1, seed=0)`` on "The quick brown fox jumps over the lazy dog"; ``capkit profile transforms`` shows its output.
     """
 
 def add_context(*, prefixes: Sequence[str] = ('Description:', 'Note:'), suffixes: Sequence[str] = ('Thanks for reading!', 'Please answer carefully.'), seed: int = 0) -> Transform:
@@ -733,7 +733,7 @@ def add_context(*, prefixes: Sequence[str] = ('Description:', 'Note:'), suffixes
     ``suffixes``: phrases put after the text (empty: none) (list of strings).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "Description: The quick brown fox Thanks for reading!".
+    Example: ``add_context(seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def normalize(*, form: Literal['NFC', 'NFD', 'NFKC', 'NFKD'] = 'NFC') -> Transform:
@@ -742,7 +742,7 @@ def normalize(*, form: Literal['NFC', 'NFD', 'NFKC', 'NFKD'] = 'NFC') -> Transfo
     Sentence level, meaning-preserving.
     ``form``: the normalisation form (one of NFC, NFD, NFKC, NFKD).
 
-    Example: "ﬁne Café ①" -> "fine Café 1".
+    Example: ``normalize(form='NFKC')`` on "ﬁne Café ①"; ``capkit profile transforms`` shows its output.
     """
 
 def chain(steps: Sequence[Transform]) -> Transform:
@@ -751,7 +751,7 @@ def chain(steps: Sequence[Transform]) -> Transform:
     Composition level, composite.
     ``steps``: the transforms, applied first to last (list of transforms {"transform": NAME, ...}).
 
-    Example: "The quick brown fox" -> "THE QUUICK BROWWNN FOOXX".
+    Example: ``chain()`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
 
 def one_of(choices: Sequence[Transform], *, seed: int = 0) -> Transform:
@@ -761,5 +761,5 @@ def one_of(choices: Sequence[Transform], *, seed: int = 0) -> Transform:
     ``choices``: the transforms to choose from, uniformly (list of transforms {"transform": NAME, ...}).
     ``seed``: seed of the per-text generator (seed (integer >= 0)).
 
-    Example: "The quick brown fox" -> "THE QUICK BROWN FOX".
+    Example: ``one_of(seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """

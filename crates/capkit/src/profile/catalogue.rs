@@ -68,18 +68,23 @@ pub(crate) fn list(args: &ListArgs) -> anyhow::Result<()> {
         );
         out.line(line.trim_end());
         out.line(format!("{:width$}  {}", "", d.description));
-        let (input, example_params, output) = catalogue.example(d.name)?;
-        let shown = if example_params.is_empty() {
-            String::new()
-        } else {
-            format!(" {}", Value::Object(example_params))
-        };
-        out.line(format!(
-            "{:width$}  e.g.{shown} {} -> {}",
-            "",
-            Value::from(input),
-            Value::from(output)
-        ));
+        match catalogue.example(d.name) {
+            Ok((input, example_params, output)) => {
+                let shown = if example_params.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", Value::Object(example_params))
+                };
+                out.line(format!(
+                    "{:width$}  e.g.{shown} {} -> {}",
+                    "",
+                    Value::from(input),
+                    Value::from(output)
+                ));
+            }
+            // Data the machine lacks (a WordNet directory): the row stays, without its example.
+            Err(e) => out.line(format!("{:width$}  (example not run: {e})", "")),
+        }
     }
     out.print()
 }

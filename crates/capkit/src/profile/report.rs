@@ -26,6 +26,21 @@ pub(crate) fn fingerprint(spec: &SuiteSpec) -> String {
     )
 }
 
+/// Each stage's transform and canonical parameters, by stage name (`{"transform": NAME, ...}`),
+/// for the report's suite block: what the page shows beside each stage.
+pub(crate) fn stage_transforms(spec: &SuiteSpec) -> Vec<(String, Value)> {
+    spec.corruptions
+        .iter()
+        .chain(&spec.invariances)
+        .map(|e| {
+            let mut t = serde_json::Map::new();
+            t.insert("transform".into(), Value::String(e.transform.clone()));
+            t.extend(e.params.clone());
+            (e.name.clone(), Value::Object(t))
+        })
+        .collect()
+}
+
 /// Pretty JSON and a line break, to `out` (atomically) or stdout.
 pub(crate) fn write_json(out: Option<&Path>, json: &Value) -> anyhow::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(json)?;
