@@ -294,7 +294,12 @@ fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) ->
                                     td.num { (points_with_interval(&test.difference)) }
                                     td.num { (p_value(test.p)) }
                                     td.verdict {
-                                        @if kind == "invariance" {
+                                        // The p-value is the column beside: a row without a
+                                        // difference says so in three words (a 50-stage, five-student
+                                        // page has 530 of them).
+                                        @if !test.significant {
+                                            "no significant difference"
+                                        } @else if kind == "invariance" {
                                             (pair_verdict(&test, level, &first, &second, "violates this invariance more often"))
                                         } @else {
                                             (pair_verdict(&test, level, &first, &second, agree))
