@@ -611,6 +611,42 @@ mod tests {
         }
     }
 
+    /// The bulk path of `transformed` (a transform with a batch form) interns, predicts and
+    /// samples exactly as the per-text path (it once went around the teacher's sample).
+    #[test]
+    fn a_bulk_transform_is_the_per_text_transform_sampled_or_not() {
+        let upper = Transform::new(|s| s.to_uppercase());
+        let bulk = upper
+            .clone()
+            .with_batch(|texts| texts.iter().map(|t| t.to_uppercase()).collect());
+        for sampled in [None, Some(vec![true, false, false, true])] {
+            let run = |transform: &Transform| {
+                let (student_calls, teacher_calls) =
+                    (RefCell::new(Vec::new()), RefCell::new(Vec::new()));
+                let (s, t) = (Counting(&student_calls), Counting(&teacher_calls));
+                let mut cache = PredictionCache::new(&s, &t);
+                let clean = cache.stage(&Stage::Clean, ["a", "b", "c", "a"]).unwrap();
+                if let Some(sample) = &sampled {
+                    cache.sample_teacher(sample.clone());
+                }
+                let up = cache
+                    .transformed(&Stage::Corruption("up".into()), &clean, transform)
+                    .unwrap();
+                let asked: Vec<bool> = up
+                    .ids()
+                    .iter()
+                    .map(|&id| cache.teacher_answered(id))
+                    .collect();
+                let calls = (
+                    student_calls.borrow().clone(),
+                    teacher_calls.borrow().clone(),
+                );
+                (up, asked, calls)
+            };
+            assert_eq!(run(&bulk), run(&upper), "sampled: {sampled:?}");
+        }
+    }
+
     #[test]
     fn each_distinct_text_is_predicted_once() {
         let calls = RefCell::new(Vec::new());
