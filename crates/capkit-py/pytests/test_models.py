@@ -156,7 +156,7 @@ def test_a_cached_second_profile_asks_the_model_nothing(script, tmp_path):
     assert len(asked(log)) == n, "the cached run asked the model"
     info = again.cache_info()["classify"]
     assert info["misses"] == 0 and info["hits"] > 0
-    assert info["path"].parent == cache / "predictions"
+    assert info["path"] == cache / "predictions.sqlite3"
     again.close()
 
 

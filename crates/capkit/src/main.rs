@@ -6,6 +6,7 @@
 // Every stdout write goes through `stdout`, which ends quietly on a closed pipe.
 #![deny(clippy::print_stdout)]
 
+mod cache;
 mod lines;
 mod mutator;
 mod outfile;
@@ -38,6 +39,8 @@ enum Command {
     /// One self-contained HTML page (no script, nothing fetched) for profile reports,
     /// comparisons and typo score reports.
     Report(report::Args),
+    /// The prediction cache of `capkit profile`: stats, verify, compact, export.
+    Cache(cache::Args),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Mutator(args) => mutator::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Report(args) => report::run(args),
+        Command::Cache(args) => cache::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,25 +1,42 @@
 //! The prediction cache: a model's answers on disk, keyed by blake3(model identity, text), as a
 //! wrapper any [`Model`] can wear ([`Cached`]).
 //!
-//! One append-only JSONL file per model identity, `DIR/predictions/<blake3(identity)>.jsonl`,
-//! one `{"k": KEY, "label": …, "decision": …}` line per answer (`decision` only for models with a
-//! decision API). A torn or foreign line (an interrupted run, another version) is skipped on
-//! load, so a cache can never fail a run; it only ever saves model calls.
+//! One SQLite database per cache directory, `DIR/predictions.sqlite3` (WAL mode), holding every
+//! model's answers: `answers(k, model, label, decision)` keyed by the 32-byte blake3 key, the
+//! identities in `models`, the format in `meta`. The store is *opened*, never loaded: a lookup
+//! reads a few pages, so memory stays flat however many answers the cache holds. Each batch of
+//! fresh answers is one transaction, committed as the batch completes: a run killed at any
+//! point (SIGKILL included) keeps every committed batch whole and no part of the others, and a
+//! rerun asks only the texts whose answers were not committed. Several processes may use one
+//! cache at once (SQLite's WAL: readers never block, writers take turns for the length of one
+//! batch's insert).
+//!
+//! The JSONL files of format 1 (`DIR/predictions/<blake3(FORMAT, identity)>.jsonl`, one line per
+//! answer) are imported into the database the first time their identity is opened, once, and
+//! left where they are; the keys are the same, so no paid-for answer is asked again.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::fs::File;
+use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
+use rusqlite::{Connection, OptionalExtension as _, params};
 use serde_json::Value;
 use suite_core::{Decision, Label, Model, ModelError, SharedLabel, decision_of};
 
 use crate::adapter::OnAnswered;
 use crate::error::Error;
 
-/// Bumped when keys or lines change meaning, so old entries stop matching.
+/// The key derivation's domain (format 1's, kept so imported answers keep their keys).
 const FORMAT: &str = "capkit-prediction-cache/1";
+/// The store's format, recorded in its `meta` table; bumped when tables change meaning.
+pub const STORE_FORMAT: &str = "capkit-prediction-cache/2 (sqlite)";
+/// The database file inside a cache directory.
+pub const DATABASE: &str = "predictions.sqlite3";
+/// How long a writer waits for another process's transaction before giving up on the cache.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Where `capkit profile` keeps its cache: `$XDG_CACHE_HOME/capkit`, else
 /// `$HOME/.cache/capkit`, else `.capkit-cache`.
@@ -34,55 +51,73 @@ pub fn default_cache_dir() -> PathBuf {
     }
 }
 
+/// The bytes a cache database occupies on disk: the file and its write-ahead log (0 when
+/// missing).
+pub fn cache_size(database: &Path) -> u64 {
+    let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let mut wal = database.as_os_str().to_owned();
+    wal.push("-wal");
+    len(database) + len(Path::new(&wal))
+}
+
 /// `Slot::decision` of a model without a decision API.
 const NO_DECISION: u32 = u32::MAX;
 /// `Slot::decision` of an escalation.
 const ESCALATE: u32 = u32::MAX - 1;
 
-/// An entry: ids into the interned answers (a classifier has a handful of distinct labels, so
-/// a cache of a million texts holds a handful of values).
+/// An answer: ids into the interned answers (a classifier has a handful of distinct labels, so
+/// a million lookups share a handful of values).
 #[derive(Clone, Copy)]
 struct Slot {
     output: u32,
     decision: u32,
 }
 
-/// Keys are blake3 hashes already: their first eight bytes are a perfectly good hash.
-#[derive(Default, Clone, Copy)]
-struct KeyHash(u64);
-
-impl std::hash::Hasher for KeyHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for (i, b) in bytes.iter().take(8).enumerate() {
-            self.0 ^= u64::from(*b) << (8 * i);
-        }
-    }
-    fn write_usize(&mut self, _: usize) {}
-}
-
-type KeyMap = HashMap<[u8; 32], Slot, std::hash::BuildHasherDefault<KeyHash>>;
-
 /// Interned answers, shared: every hit of one label is the same [`SharedLabel`], which a
-/// profile recognises by address.
+/// profile recognises by address. Keyed by the stored JSON text, so a hit parses its label only
+/// the first time that text is seen.
 #[derive(Default)]
 struct Values {
     values: Vec<SharedLabel>,
     index: HashMap<String, u32>,
 }
 
+/// Values interned by one store at most; past it the table is cleared (ids are only used
+/// within one call, so clearing between calls is safe), keeping memory flat for caches of
+/// free-text answers.
+const MAX_INTERNED: usize = 1 << 16;
+
 impl Values {
+    /// The id of the value whose JSON text is `form`.
+    fn intern_text(&mut self, form: &str) -> u32 {
+        if let Some(&id) = self.index.get(form) {
+            return id;
+        }
+        let value: Value = serde_json::from_str(form).unwrap_or(Value::Null);
+        self.push(form.to_owned(), value)
+    }
+
     fn intern(&mut self, value: &Value) -> u32 {
         let form = value.to_string();
         if let Some(&id) = self.index.get(&form) {
             return id;
         }
+        self.push(form, value.clone())
+    }
+
+    fn push(&mut self, form: String, value: Value) -> u32 {
         let id = self.values.len() as u32;
-        self.values.push(Arc::new(value.clone()));
+        self.values.push(Arc::new(value));
         self.index.insert(form, id);
         id
+    }
+
+    /// Forgets every value if the table has grown past [`MAX_INTERNED`] (between calls only).
+    fn trim(&mut self) {
+        if self.values.len() > MAX_INTERNED {
+            self.values.clear();
+            self.index.clear();
+        }
     }
 
     fn slot(&mut self, output: &Value, decision: Option<&Decision>) -> Slot {
@@ -113,71 +148,119 @@ impl Values {
     }
 }
 
-/// The answers of one model identity, in memory and in their file.
+/// A decision as its column holds it: `NULL` for a model without a decision API, `null` for an
+/// escalation, the answer's JSON otherwise (format 1's `decision` key, absent / `null` / value).
+fn decision_column(decision: Option<&Decision>) -> Option<String> {
+    match decision {
+        None => None,
+        Some(Decision::Escalate) => Some("null".to_owned()),
+        Some(Decision::Answer(v)) => Some(v.to_string()),
+    }
+}
+
+/// Opens (creating if needed) the cache database of `dir`, in WAL mode, with its tables.
+pub(crate) fn open_database(dir: &Path) -> Result<(Connection, PathBuf), Error> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::Cache {
+        action: "creating",
+        path: dir.to_owned(),
+        source,
+    })?;
+    let path = dir.join(DATABASE);
+    let sql = |action: &'static str| {
+        let path = path.clone();
+        move |e: rusqlite::Error| Error::CacheStore {
+            action,
+            path,
+            message: e.to_string(),
+        }
+    };
+    let conn = Connection::open(&path).map_err(sql("opening"))?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(sql("opening"))?;
+    // WAL: readers and one writer at a time, across processes; NORMAL sync is durable against
+    // a killed process (only a power loss can lose the last commits, never tear one).
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(sql("opening"))?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(sql("opening"))?;
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+         INSERT OR IGNORE INTO meta(key, value) VALUES ('format', 'capkit-prediction-cache/2 (sqlite)');
+         CREATE TABLE IF NOT EXISTS models(
+             id INTEGER PRIMARY KEY,
+             identity TEXT NOT NULL UNIQUE,
+             imported INTEGER NOT NULL DEFAULT 0);
+         CREATE TABLE IF NOT EXISTS answers(
+             k BLOB PRIMARY KEY,
+             model INTEGER NOT NULL,
+             label TEXT NOT NULL,
+             decision TEXT) WITHOUT ROWID;",
+    )
+    .map_err(sql("creating"))?;
+    let format: String = conn
+        .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
+            r.get(0)
+        })
+        .map_err(sql("reading"))?;
+    if format != STORE_FORMAT {
+        return Err(Error::CacheStore {
+            action: "opening",
+            path,
+            message: format!("its format is `{format}`, this capkit reads `{STORE_FORMAT}`"),
+        });
+    }
+    Ok((conn, path))
+}
+
+/// The answers of one model identity, in the cache database.
 struct Store {
     path: PathBuf,
     prefix: blake3::Hasher,
-    entries: KeyMap,
+    model: i64,
+    conn: Connection,
     values: Values,
-    file: Option<File>,
-    /// Appending failed once: answers are kept in memory only from then on.
+    /// Writing failed once: answers are no longer stored from then on.
     read_only: bool,
-    /// The file ends in a torn line: start the next append on a fresh line.
-    torn: bool,
 }
 
 impl Store {
-    /// Opens (and loads) the cache of `identity` under `dir`.
+    /// Opens the cache of `identity` under `dir`, importing its format-1 JSONL file once.
     fn open(dir: &Path, identity: &str) -> Result<Store, Error> {
         let mut prefix = blake3::Hasher::new();
         prefix.update(FORMAT.as_bytes());
         prefix.update(&[0]);
         prefix.update(identity.as_bytes());
         prefix.update(&[0]);
-        let file_key = blake3::hash(format!("{FORMAT}\0{identity}").as_bytes());
-        let path = dir
-            .join("predictions")
-            .join(format!("{}.jsonl", file_key.to_hex()));
-        let mut entries = KeyMap::default();
-        let mut values = Values::default();
-        let mut torn = false;
-        let io = |action, path: &Path| {
-            let path = path.to_owned();
-            move |source| Error::Cache {
+        let (mut conn, path) = open_database(dir)?;
+        let sql = |action: &'static str| {
+            let path = path.clone();
+            move |e: rusqlite::Error| Error::CacheStore {
                 action,
                 path,
-                source,
+                message: e.to_string(),
             }
         };
-        match File::open(&path) {
-            Ok(f) => {
-                let mut reader = BufReader::new(f);
-                let mut line = Vec::new();
-                loop {
-                    line.clear();
-                    let n = reader
-                        .read_until(b'\n', &mut line)
-                        .map_err(io("reading", &path))?;
-                    if n == 0 {
-                        break;
-                    }
-                    torn = line.last() != Some(&b'\n');
-                    if let Some((key, output, decision)) = parse_line(&line) {
-                        entries.insert(key, values.slot(&output, decision.as_ref()));
-                    }
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io("opening", &path)(e)),
+        conn.execute(
+            "INSERT OR IGNORE INTO models(identity) VALUES (?1)",
+            params![identity],
+        )
+        .map_err(sql("writing"))?;
+        let (model, imported): (i64, bool) = conn
+            .query_row(
+                "SELECT id, imported FROM models WHERE identity = ?1",
+                params![identity],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(sql("reading"))?;
+        if !imported {
+            import_jsonl(&mut conn, &path, &legacy_file(dir, identity), model)?;
         }
         Ok(Store {
             path,
             prefix,
-            entries,
-            values,
-            file: None,
+            model,
+            conn,
+            values: Values::default(),
             read_only: false,
-            torn,
         })
     }
 
@@ -187,42 +270,43 @@ impl Store {
         *h.finalize().as_bytes()
     }
 
-    fn get(&self, text: &str) -> Option<Slot> {
-        self.entries.get(&self.key(text)).copied()
+    /// The stored answer of `text`, if any. A read error counts as a miss (a cache never fails
+    /// a run).
+    fn get(&mut self, text: &str) -> Option<Slot> {
+        let key = self.key(text);
+        let row: Option<(String, Option<String>)> = self
+            .conn
+            .prepare_cached("SELECT label, decision FROM answers WHERE k = ?1")
+            .and_then(|mut st| {
+                st.query_row(params![&key[..]], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
+            .ok()
+            .flatten();
+        let (label, decision) = row?;
+        let output = self.values.intern_text(&label);
+        let decision = match decision.as_deref() {
+            None => NO_DECISION,
+            Some("null") => ESCALATE,
+            Some(form) => self.values.intern_text(form),
+        };
+        Some(Slot { output, decision })
     }
 
-    /// Stores fresh answers in memory and appends them to the file in one write; returns the
-    /// slots. A failed write leaves the answers in memory and the store read-only.
+    /// Stores fresh answers in one transaction (all or none); returns their slots. A failed
+    /// write leaves the store read-only for the rest of the run.
     fn put_all(
         &mut self,
         answers: &[(&str, &Value, Option<&Decision>)],
     ) -> (Vec<Slot>, Result<(), Error>) {
-        let mut buf = Vec::new();
-        let mut slots = Vec::with_capacity(answers.len());
-        for &(text, output, decision) in answers {
-            let key = self.key(text);
-            buf.extend_from_slice(b"{\"k\":\"");
-            buf.extend_from_slice(blake3::Hash::from_bytes(key).to_hex().as_bytes());
-            buf.extend_from_slice(b"\",\"label\":");
-            // Serialising a `Value` into a `Vec` cannot fail.
-            let _ = serde_json::to_writer(&mut buf, output);
-            match decision {
-                None => {}
-                Some(Decision::Escalate) => buf.extend_from_slice(b",\"decision\":null"),
-                Some(Decision::Answer(v)) => {
-                    buf.extend_from_slice(b",\"decision\":");
-                    let _ = serde_json::to_writer(&mut buf, v);
-                }
-            }
-            buf.extend_from_slice(b"}\n");
-            let slot = self.values.slot(output, decision);
-            self.entries.insert(key, slot);
-            slots.push(slot);
-        }
-        let written = if buf.is_empty() || self.read_only {
+        let slots = answers
+            .iter()
+            .map(|&(_, output, decision)| self.values.slot(output, decision))
+            .collect();
+        let written = if answers.is_empty() || self.read_only {
             Ok(())
         } else {
-            self.append(buf)
+            self.insert(answers)
         };
         if written.is_err() {
             self.read_only = true;
@@ -230,38 +314,103 @@ impl Store {
         (slots, written)
     }
 
-    fn append(&mut self, mut buf: Vec<u8>) -> Result<(), Error> {
-        if self.file.is_none() {
-            if let Some(parent) = self.path.parent() {
-                std::fs::create_dir_all(parent).map_err(|source| Error::Cache {
-                    action: "creating",
-                    path: parent.to_owned(),
-                    source,
-                })?;
+    fn insert(&mut self, answers: &[(&str, &Value, Option<&Decision>)]) -> Result<(), Error> {
+        let keys: Vec<[u8; 32]> = answers.iter().map(|(text, ..)| self.key(text)).collect();
+        let path = self.path.clone();
+        let sql = move |e: rusqlite::Error| Error::CacheStore {
+            action: "writing",
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(&sql)?;
+        {
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO answers(k, model, label, decision) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .map_err(&sql)?;
+            for (key, &(_, output, decision)) in keys.iter().zip(answers) {
+                st.execute(params![
+                    &key[..],
+                    self.model,
+                    output.to_string(),
+                    decision_column(decision)
+                ])
+                .map_err(&sql)?;
             }
-            let f = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&self.path)
-                .map_err(|source| Error::Cache {
-                    action: "opening",
-                    path: self.path.clone(),
-                    source,
-                })?;
-            self.file = Some(f);
         }
-        if std::mem::take(&mut self.torn) {
-            buf.insert(0, b'\n');
-        }
-        if let Some(f) = &mut self.file {
-            f.write_all(&buf).map_err(|source| Error::Cache {
-                action: "writing",
-                path: self.path.clone(),
-                source,
-            })?;
-        }
-        Ok(())
+        tx.commit().map_err(&sql)
     }
+}
+
+/// Format 1's file of `identity`'s answers under `dir`.
+fn legacy_file(dir: &Path, identity: &str) -> PathBuf {
+    let file_key = blake3::hash(format!("{FORMAT}\0{identity}").as_bytes());
+    dir.join("predictions")
+        .join(format!("{}.jsonl", file_key.to_hex()))
+}
+
+/// Imports a format-1 JSONL file (if there is one) into `model`'s answers and marks the model
+/// imported, in one transaction. Torn or foreign lines are skipped, as format 1 did.
+fn import_jsonl(conn: &mut Connection, db: &Path, file: &Path, model: i64) -> Result<(), Error> {
+    let sql = |e: rusqlite::Error| Error::CacheStore {
+        action: "importing into",
+        path: db.to_owned(),
+        message: e.to_string(),
+    };
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(sql)?;
+    match File::open(file) {
+        Ok(f) => {
+            let mut reader = BufReader::new(f);
+            let mut line = Vec::new();
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO answers(k, model, label, decision) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .map_err(sql)?;
+            loop {
+                line.clear();
+                let n = reader
+                    .read_until(b'\n', &mut line)
+                    .map_err(|source| Error::Cache {
+                        action: "reading",
+                        path: file.to_owned(),
+                        source,
+                    })?;
+                if n == 0 {
+                    break;
+                }
+                if let Some((key, output, decision)) = parse_line(&line) {
+                    st.execute(params![
+                        &key[..],
+                        model,
+                        output.to_string(),
+                        decision_column(decision.as_ref())
+                    ])
+                    .map_err(sql)?;
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => {
+            return Err(Error::Cache {
+                action: "opening",
+                path: file.to_owned(),
+                source,
+            });
+        }
+    }
+    tx.execute(
+        "UPDATE models SET imported = 1 WHERE id = ?1",
+        params![model],
+    )
+    .map_err(sql)?;
+    tx.commit().map_err(sql)
 }
 
 #[derive(serde::Deserialize)]
@@ -393,7 +542,7 @@ impl<M> Cached<M> {
         self.state().misses
     }
 
-    /// The cache file, or `None` without a cache.
+    /// The cache database (`DIR/predictions.sqlite3`), or `None` without a cache.
     pub fn path(&self) -> Option<PathBuf> {
         self.state().store.as_ref().map(|s| s.path.clone())
     }
@@ -404,18 +553,9 @@ impl<M> Cached<M> {
         self.state().warning.take()
     }
 
-    /// Makes the writes so far durable enough for the next run.
+    /// Makes the writes so far durable enough for the next run. Every batch is committed as it
+    /// completes, so there is nothing left to write; kept for callers of format 1's cache.
     pub fn flush(&self) -> Result<(), Error> {
-        let mut state = self.state();
-        if let Some(store) = &mut state.store
-            && let Some(f) = &mut store.file
-        {
-            f.flush().map_err(|source| Error::Cache {
-                action: "writing",
-                path: store.path.clone(),
-                source,
-            })?;
-        }
         Ok(())
     }
 }
@@ -469,6 +609,7 @@ impl<M: Model> Model for Cached<M> {
                 drop(state);
                 return self.model.predict_shared(texts);
             };
+            store.values.trim();
             for (i, text) in texts.iter().enumerate() {
                 match store.get(text) {
                     Some(slot) => out[i] = Some(store.values.get(slot.output)),
@@ -514,8 +655,8 @@ impl<M: Model> Model for Cached<M> {
         let mut rest: Vec<usize> = Vec::new();
         let mut without = 0;
         {
-            let state = self.state();
-            let Some(store) = &state.store else {
+            let mut state = self.state();
+            let Some(store) = &mut state.store else {
                 drop(state);
                 return self.model.decide_batch(texts);
             };
@@ -577,7 +718,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn answers_survive_a_reopen_and_torn_lines_are_skipped() {
+    fn answers_survive_a_reopen_and_models_are_kept_apart() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("cache");
         let mut c = Store::open(&dir, "m").unwrap();
@@ -585,52 +726,103 @@ mod tests {
         let (_, written) = c.put_all(&[
             ("a", &json!("pos"), Some(&Decision::Escalate)),
             ("b", &json!({"x": 1}), None),
+            ("d", &json!("neg"), Some(&Decision::Answer(json!("neg")))),
         ]);
         written.unwrap();
-        let path = c.path.clone();
         drop(c);
-        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(b"{\"k\": \"12").unwrap();
-        drop(f);
         let mut c = Store::open(&dir, "m").unwrap();
         c.put_all(&[("c", &json!(3), None)]).1.unwrap();
         drop(c);
-        let c = Store::open(&dir, "m").unwrap();
-        let get = |t: &str| c.get(t).unwrap();
-        assert_eq!(*c.values.get(get("c").output), json!(3));
-        assert_eq!(c.values.decision(get("a")), Some(Decision::Escalate));
-        assert_eq!(c.values.decision(get("b")), None);
-        assert_eq!(*c.values.get(get("b").output), json!({"x": 1}));
-        // The torn line was skipped and the next append started on a line of its own.
-        let content = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(content.lines().count(), 4, "{content}");
-        let other = Store::open(&dir, "m2").unwrap();
+        let mut c = Store::open(&dir, "m").unwrap();
+        let mut get = |t: &str| {
+            let slot = c.get(t).unwrap();
+            (
+                (*c.values.get(slot.output)).clone(),
+                c.values.decision(slot),
+            )
+        };
+        assert_eq!(get("c"), (json!(3), None));
+        assert_eq!(get("a"), (json!("pos"), Some(Decision::Escalate)));
+        assert_eq!(get("b"), (json!({"x": 1}), None));
+        assert_eq!(
+            get("d"),
+            (json!("neg"), Some(Decision::Answer(json!("neg"))))
+        );
+        let mut other = Store::open(&dir, "m2").unwrap();
         assert!(other.get("a").is_none());
     }
 
     #[test]
-    fn the_file_format_is_stable() {
-        // A cache written by earlier capkit versions keeps matching: same file name, keys, lines.
+    fn a_format_1_file_is_imported_once_with_its_keys() {
+        // Answers paid for under format 1 (one JSONL file per identity) keep matching.
         let tmp = tempfile::tempdir().unwrap();
-        let mut c = Store::open(tmp.path(), "classify\0cmd\0[\"m\"]").unwrap();
-        c.put_all(&[("good", &json!("pos"), Some(&Decision::Answer(json!("pos"))))])
-            .1
-            .unwrap();
+        let identity = "classify\0cmd\0[\"m\"]";
         let name = blake3::hash(b"capkit-prediction-cache/1\0classify\0cmd\0[\"m\"]").to_hex();
-        let path = tmp.path().join(format!("predictions/{name}.jsonl"));
+        let legacy = tmp.path().join(format!("predictions/{name}.jsonl"));
+        std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
         let mut key = blake3::Hasher::new();
         key.update(b"capkit-prediction-cache/1\0classify\0cmd\0[\"m\"]\0good");
-        assert_eq!(
-            std::fs::read_to_string(path).unwrap(),
+        std::fs::write(
+            &legacy,
             format!(
-                "{{\"k\":\"{}\",\"label\":\"pos\",\"decision\":\"pos\"}}\n",
+                "{{\"k\":\"{}\",\"label\":\"pos\",\"decision\":\"pos\"}}\n{{\"k\": \"12",
                 key.finalize().to_hex()
-            )
+            ),
+        )
+        .unwrap();
+        let mut c = Store::open(tmp.path(), identity).unwrap();
+        let slot = c.get("good").unwrap();
+        assert_eq!(*c.values.get(slot.output), json!("pos"));
+        assert_eq!(
+            c.values.decision(slot),
+            Some(Decision::Answer(json!("pos")))
+        );
+        drop(c);
+        // Imported once: the file is left alone, and a later change to it is not read again.
+        std::fs::write(&legacy, "").unwrap();
+        let mut c = Store::open(tmp.path(), identity).unwrap();
+        assert!(c.get("good").is_some());
+        let count: i64 = c
+            .conn
+            .query_row("SELECT count(*) FROM answers", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(count, 1);
+    }
+
+    #[test]
+    fn a_batch_is_stored_whole_or_not_at_all() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut c = Store::open(tmp.path(), "m").unwrap();
+        // A second connection holds the write lock: the batch's transaction cannot start and
+        // none of its answers is stored.
+        let (blocker, _) = open_database(tmp.path()).unwrap();
+        blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
+        c.conn.busy_timeout(Duration::from_millis(10)).unwrap();
+        let (_, written) = c.put_all(&[("a", &json!(1), None), ("b", &json!(2), None)]);
+        assert!(written.is_err());
+        blocker.execute_batch("ROLLBACK").unwrap();
+        assert!(c.get("a").is_none() && c.get("b").is_none());
+    }
+
+    #[test]
+    fn another_format_is_refused_by_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (conn, _) = open_database(tmp.path()).unwrap();
+        conn.execute(
+            "UPDATE meta SET value = 'capkit-prediction-cache/9' WHERE key = 'format'",
+            [],
+        )
+        .unwrap();
+        drop(conn);
+        let err = Store::open(tmp.path(), "m").err().unwrap().to_string();
+        assert!(
+            err.contains("its format is `capkit-prediction-cache/9`"),
+            "{err}"
         );
     }
 
     #[test]
-    fn a_cache_that_cannot_be_written_keeps_answers_in_memory_and_warns_once() {
+    fn a_cache_that_cannot_be_written_keeps_answering_and_warns_once() {
         let tmp = tempfile::tempdir().unwrap();
         let calls = std::sync::atomic::AtomicUsize::new(0);
         let model = suite_core::PerItemFn::new(|t: &str| {
@@ -638,18 +830,15 @@ mod tests {
             json!(t.len())
         });
         let cached = Cached::new(&model, tmp.path(), "m");
-        // A regular file where the cache's directory would be created.
-        let blocker = tmp.path().join("blocker");
-        std::fs::write(&blocker, "x").unwrap();
         if let Some(store) = &mut cached.state().store {
-            store.path = blocker.join("predictions/m.jsonl");
+            store.conn.pragma_update(None, "query_only", true).unwrap();
         }
         assert_eq!(cached.predict_batch(&["ab"]).unwrap(), [json!(2)]);
         let warning = cached.take_warning().unwrap();
         assert!(
             warning
                 .to_string()
-                .starts_with("creating the prediction cache "),
+                .starts_with("writing the prediction cache "),
             "{warning}"
         );
         assert_eq!(
@@ -657,8 +846,8 @@ mod tests {
             [json!(2), json!(3)]
         );
         assert!(cached.take_warning().is_none());
-        assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
-        assert_eq!((cached.hits(), cached.misses()), (1, 2));
+        assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 3);
+        assert_eq!((cached.hits(), cached.misses()), (0, 3));
     }
 
     #[test]

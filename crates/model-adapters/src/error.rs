@@ -115,4 +115,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The prediction cache's database refused an operation (another capkit's format, a full
+    /// disk, a lock held past the busy timeout).
+    #[error("{action} the prediction cache {}: {message}", path.display())]
+    CacheStore {
+        /// `opening`, `reading`, `writing`, `importing into`.
+        action: &'static str,
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's message.
+        message: String,
+    },
 }

@@ -37,6 +37,7 @@
 mod adapter;
 mod backend;
 mod cache;
+pub mod cache_admin;
 mod cmd;
 mod error;
 mod file;
@@ -49,7 +50,7 @@ mod settings;
 mod spec;
 
 pub use adapter::Adapter;
-pub use cache::{Cached, default_cache_dir};
+pub use cache::{Cached, DATABASE, STORE_FORMAT, cache_size, default_cache_dir};
 pub use error::Error;
 pub use settings::{Settings, Task};
 pub use spec::{ModelSpec, scrub_userinfo};

@@ -123,7 +123,7 @@ fn an_unusable_cache_passes_through_with_a_warning() {
     assert!(
         warning
             .to_string()
-            .starts_with("opening the prediction cache "),
+            .starts_with("creating the prediction cache "),
         "{warning}"
     );
     assert!(cached.take_warning().is_none(), "a warning is given once");

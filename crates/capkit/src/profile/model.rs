@@ -53,6 +53,14 @@ impl CliModel {
                 "capkit: warning: no prediction cache for `{name}`: {:#}",
                 anyhow::Error::from(e)
             );
+        } else if let Some(path) = model.path() {
+            // Where the answers go and how big the store is, before any model call.
+            let size = model_adapters::cache_size(&path);
+            eprintln!(
+                "capkit: {side} `{name}`: prediction cache {} ({:.1} MiB)",
+                path.display(),
+                size as f64 / (1024.0 * 1024.0)
+            );
         }
         Ok(CliModel {
             name,
