@@ -197,7 +197,7 @@ def test_the_default_cache_is_the_command_lines(script, tmp_path, monkeypatch):
     assert len(asked(log)) == n, "the Python run asked what the CLI had cached"
     info = teacher.cache_info()["classify"]
     assert info["misses"] == 0
-    assert info["path"].parent == xdg / "capkit" / "predictions"
+    assert info["path"] == xdg / "capkit" / "predictions.sqlite3"
     teacher.close()
 
 

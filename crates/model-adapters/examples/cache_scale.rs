@@ -33,11 +33,17 @@ fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut args = std::env::args().skip(1);
     let n: u64 = args.next().as_deref().unwrap_or("1000000").parse()?;
     let dir = std::path::PathBuf::from(args.next().unwrap_or_else(|| "cache-scale".into()));
-    let model = PerItemFn::new(|t: &str| json!(if t.len() % 2 == 0 { "pos" } else { "neg" }));
+    let model = PerItemFn::new(|t: &str| {
+        json!(if t.len().is_multiple_of(2) {
+            "pos"
+        } else {
+            "neg"
+        })
+    });
     let identity = "classify\0cmd\0[\"scale\"]";
 
     let have = cache_admin::stats(&dir).map(|s| s.answers).unwrap_or(0);
