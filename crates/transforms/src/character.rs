@@ -311,16 +311,17 @@ fn homoglyph(p: &Params<'_>) -> Result<Transform, ResolveError> {
 /// left, right; upper case kept for letters).
 #[cfg(feature = "typo-tasks")]
 fn keyboard(p: &Params<'_>) -> Result<Transform, ResolveError> {
-    use std::collections::HashMap;
     use std::sync::Arc;
     let layout = typo_tasks::Keyboard::by_name(p.str("layout")?)
         .map_err(|e| ResolveError::Invalid(format!("layout: {e}")))?;
     let grid: Vec<Vec<char>> = layout.rows().iter().map(|r| r.chars().collect()).collect();
     let key = |r: usize, c: usize| grid.get(r).and_then(|row| row.get(c)).copied();
-    let mut neighbours: HashMap<char, Vec<char>> = HashMap::new();
+    // Neighbours by ASCII code (the built-in layouts' keys are all ASCII): a lookup per
+    // character is an index, not a hash (the transform runs on every character of a text).
+    let mut neighbours: Vec<Vec<char>> = vec![Vec::new(); 128];
     for (r, row) in grid.iter().enumerate() {
         for (c, &k) in row.iter().enumerate() {
-            if k == ' ' {
+            if k == ' ' || !k.is_ascii() {
                 continue;
             }
             let around = [
@@ -329,21 +330,17 @@ fn keyboard(p: &Params<'_>) -> Result<Transform, ResolveError> {
                 c.checked_sub(1).and_then(|l| key(r, l)),
                 key(r, c + 1),
             ];
-            let list: Vec<char> = around.into_iter().flatten().filter(|&n| n != ' ').collect();
-            if !list.is_empty() {
-                neighbours.insert(k, list);
-            }
+            neighbours[k as usize] = around.into_iter().flatten().filter(|&n| n != ' ').collect();
         }
     }
-    let neighbours = Arc::new(neighbours);
+    let neighbours: Arc<[Vec<char>]> = neighbours.into();
     let has = Arc::clone(&neighbours);
     per_char_where(
         "keyboard",
         p,
-        move |c| has.contains_key(&c.to_ascii_lowercase()),
+        move |c| neighbours_of(&has, c).is_some(),
         move |c, rng, out| {
-            let found = neighbours
-                .get(&c.to_ascii_lowercase())
+            let found = neighbours_of(&neighbours, c)
                 .and_then(|l| rng.pick(l))
                 .copied()
                 .unwrap_or(c);
@@ -354,6 +351,18 @@ fn keyboard(p: &Params<'_>) -> Result<Transform, ResolveError> {
             });
         },
     )
+}
+
+/// The neighbours of `c` (case-folded) in a table indexed by ASCII code; `None` for a
+/// character not on the layout.
+#[cfg(feature = "typo-tasks")]
+fn neighbours_of(table: &[Vec<char>], c: char) -> Option<&[char]> {
+    let k = c.to_ascii_lowercase();
+    if !k.is_ascii() {
+        return None;
+    }
+    let list = table.get(k as usize)?;
+    (!list.is_empty()).then_some(list.as_slice())
 }
 
 /// The usual parameters of a character-level corruption.
