@@ -78,7 +78,7 @@ fn sdist(python: &Path, dist: &Path) -> Result<PathBuf> {
             "--out",
         ])
         .arg(dist))?;
-    let sdist = only_file(dist, ".tar.gz")?;
+    let sdist = python::only_file(dist, ".tar.gz")?;
     // A clean venv (no test requirements, nothing of ours installed), the way a user installs
     // the sdist: pip builds it in isolation with the maturin its pyproject asks for. The
     // cargo target directory is kept under target/ so a second run is incremental.
@@ -232,22 +232,6 @@ fn same_emit_as_native(portable: &Path) -> Result<()> {
         a.len()
     );
     Ok(())
-}
-
-fn only_file(dir: &Path, suffix: &str) -> Result<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(suffix))
-        .collect();
-    if found.len() != 1 {
-        bail!(
-            "expected one {suffix} file in {}, found {}",
-            dir.display(),
-            found.len()
-        );
-    }
-    Ok(found.remove(0))
 }
 
 #[cfg(test)]

@@ -70,20 +70,21 @@ pub(crate) fn venv() -> Result<PathBuf> {
     Ok(python)
 }
 
-fn the_wheel(dir: &Path) -> Result<PathBuf> {
-    let mut wheels: Vec<PathBuf> = std::fs::read_dir(dir)
+/// The one file in `dir` whose name ends in `suffix` (an error if there is none or several).
+pub(crate) fn only_file(dir: &Path, suffix: &str) -> Result<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "whl"))
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
         .collect();
-    if wheels.len() != 1 {
+    if found.len() != 1 {
         bail!(
-            "expected one wheel in {}, found {}",
+            "expected one {suffix} file in {}, found {}",
             dir.display(),
-            wheels.len()
+            found.len()
         );
     }
-    Ok(wheels.remove(0))
+    Ok(found.remove(0))
 }
 
 /// `PATH` with the test venv's `bin/` first: maturin and cargo-zigbuild find Zig as
@@ -123,7 +124,7 @@ pub(crate) fn portable_wheel(python: &Path, out: &Path) -> Result<PathBuf> {
         .arg("--out")
         .arg(out)
         .env("PATH", venv_path()?))?;
-    let wheel = std::fs::canonicalize(the_wheel(out)?)?;
+    let wheel = std::fs::canonicalize(only_file(out, ".whl")?)?;
     let shown = Command::new(bin.join("auditwheel"))
         .arg("show")
         .arg(&wheel)

@@ -36,7 +36,7 @@ pub const STORE_FORMAT: &str = "capkit-prediction-cache/2 (sqlite)";
 /// The database file inside a cache directory.
 pub const DATABASE: &str = "predictions.sqlite3";
 /// How long a writer waits for another process's transaction before giving up on the cache.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Where `capkit profile` keeps its cache: `$XDG_CACHE_HOME/capkit`, else
 /// `$HOME/.cache/capkit`, else `.capkit-cache`.
@@ -158,6 +158,36 @@ fn decision_column(decision: Option<&Decision>) -> Option<String> {
     }
 }
 
+/// The error of the database operation `action` on `path` (for `map_err`).
+pub(crate) fn store_error(
+    action: &'static str,
+    path: &Path,
+) -> impl Fn(rusqlite::Error) -> Error + use<> {
+    let path = path.to_owned();
+    move |e| Error::CacheStore {
+        action,
+        path: path.clone(),
+        message: e.to_string(),
+    }
+}
+
+/// Refuses a database whose `meta` format is not [`STORE_FORMAT`], naming both.
+pub(crate) fn check_format(conn: &Connection, path: &Path) -> Result<(), Error> {
+    let format: String = conn
+        .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
+            r.get(0)
+        })
+        .map_err(store_error("reading", path))?;
+    if format == STORE_FORMAT {
+        return Ok(());
+    }
+    Err(Error::CacheStore {
+        action: "opening",
+        path: path.to_owned(),
+        message: format!("its format is `{format}`, this capkit reads `{STORE_FORMAT}`"),
+    })
+}
+
 /// Opens (creating if needed) the cache database of `dir`, in WAL mode, with its tables.
 pub(crate) fn open_database(dir: &Path) -> Result<(Connection, PathBuf), Error> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Cache {
@@ -166,14 +196,7 @@ pub(crate) fn open_database(dir: &Path) -> Result<(Connection, PathBuf), Error> 
         source,
     })?;
     let path = dir.join(DATABASE);
-    let sql = |action: &'static str| {
-        let path = path.clone();
-        move |e: rusqlite::Error| Error::CacheStore {
-            action,
-            path,
-            message: e.to_string(),
-        }
-    };
+    let sql = |action| store_error(action, &path);
     let conn = Connection::open(&path).map_err(sql("opening"))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sql("opening"))?;
     // WAL: readers and one writer at a time, across processes; NORMAL sync is durable against
@@ -184,7 +207,6 @@ pub(crate) fn open_database(dir: &Path) -> Result<(Connection, PathBuf), Error> 
         .map_err(sql("opening"))?;
     conn.execute_batch(
         "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-         INSERT OR IGNORE INTO meta(key, value) VALUES ('format', 'capkit-prediction-cache/2 (sqlite)');
          CREATE TABLE IF NOT EXISTS models(
              id INTEGER PRIMARY KEY,
              identity TEXT NOT NULL UNIQUE,
@@ -196,18 +218,12 @@ pub(crate) fn open_database(dir: &Path) -> Result<(Connection, PathBuf), Error> 
              decision TEXT) WITHOUT ROWID;",
     )
     .map_err(sql("creating"))?;
-    let format: String = conn
-        .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
-            r.get(0)
-        })
-        .map_err(sql("reading"))?;
-    if format != STORE_FORMAT {
-        return Err(Error::CacheStore {
-            action: "opening",
-            path,
-            message: format!("its format is `{format}`, this capkit reads `{STORE_FORMAT}`"),
-        });
-    }
+    conn.execute(
+        "INSERT OR IGNORE INTO meta(key, value) VALUES ('format', ?1)",
+        params![STORE_FORMAT],
+    )
+    .map_err(sql("creating"))?;
+    check_format(&conn, &path)?;
     Ok((conn, path))
 }
 
@@ -231,14 +247,7 @@ impl Store {
         prefix.update(identity.as_bytes());
         prefix.update(&[0]);
         let (mut conn, path) = open_database(dir)?;
-        let sql = |action: &'static str| {
-            let path = path.clone();
-            move |e: rusqlite::Error| Error::CacheStore {
-                action,
-                path,
-                message: e.to_string(),
-            }
-        };
+        let sql = |action| store_error(action, &path);
         conn.execute(
             "INSERT OR IGNORE INTO models(identity) VALUES (?1)",
             params![identity],
@@ -316,12 +325,7 @@ impl Store {
 
     fn insert(&mut self, answers: &[(&str, &Value, Option<&Decision>)]) -> Result<(), Error> {
         let keys: Vec<[u8; 32]> = answers.iter().map(|(text, ..)| self.key(text)).collect();
-        let path = self.path.clone();
-        let sql = move |e: rusqlite::Error| Error::CacheStore {
-            action: "writing",
-            path: path.clone(),
-            message: e.to_string(),
-        };
+        let sql = store_error("writing", &self.path);
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -356,14 +360,10 @@ fn legacy_file(dir: &Path, identity: &str) -> PathBuf {
 /// Imports a format-1 JSONL file (if there is one) into `model`'s answers and marks the model
 /// imported, in one transaction. Torn or foreign lines are skipped, as format 1 did.
 fn import_jsonl(conn: &mut Connection, db: &Path, file: &Path, model: i64) -> Result<(), Error> {
-    let sql = |e: rusqlite::Error| Error::CacheStore {
-        action: "importing into",
-        path: db.to_owned(),
-        message: e.to_string(),
-    };
+    let sql = store_error("importing into", db);
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .map_err(sql)?;
+        .map_err(&sql)?;
     match File::open(file) {
         Ok(f) => {
             let mut reader = BufReader::new(f);
@@ -372,7 +372,7 @@ fn import_jsonl(conn: &mut Connection, db: &Path, file: &Path, model: i64) -> Re
                 .prepare_cached(
                     "INSERT OR IGNORE INTO answers(k, model, label, decision) VALUES (?1, ?2, ?3, ?4)",
                 )
-                .map_err(sql)?;
+                .map_err(&sql)?;
             loop {
                 line.clear();
                 let n = reader
@@ -392,7 +392,7 @@ fn import_jsonl(conn: &mut Connection, db: &Path, file: &Path, model: i64) -> Re
                         output.to_string(),
                         decision_column(decision.as_ref())
                     ])
-                    .map_err(sql)?;
+                    .map_err(&sql)?;
                 }
             }
         }
@@ -409,8 +409,8 @@ fn import_jsonl(conn: &mut Connection, db: &Path, file: &Path, model: i64) -> Re
         "UPDATE models SET imported = 1 WHERE id = ?1",
         params![model],
     )
-    .map_err(sql)?;
-    tx.commit().map_err(sql)
+    .map_err(&sql)?;
+    tx.commit().map_err(&sql)
 }
 
 #[derive(serde::Deserialize)]

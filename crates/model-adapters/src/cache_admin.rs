@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, params};
 use serde::Serialize;
 
-use crate::cache::{DATABASE, STORE_FORMAT, cache_size};
+use crate::cache::{
+    BUSY_TIMEOUT, DATABASE, STORE_FORMAT, cache_size, check_format, store_error as sql,
+};
 use crate::error::Error;
 
 /// What a cache holds.
@@ -35,15 +37,6 @@ pub struct ModelAnswers {
     pub answers: u64,
 }
 
-fn sql(action: &'static str, path: &Path) -> impl Fn(rusqlite::Error) -> Error + use<> {
-    let path = path.to_owned();
-    move |e| Error::CacheStore {
-        action,
-        path: path.clone(),
-        message: e.to_string(),
-    }
-}
-
 /// Opens the cache database of `dir`, which must exist and be of this capkit's format.
 fn open_existing(dir: &Path, flags: OpenFlags) -> Result<(Connection, PathBuf), Error> {
     let path = dir.join(DATABASE);
@@ -55,20 +48,9 @@ fn open_existing(dir: &Path, flags: OpenFlags) -> Result<(Connection, PathBuf), 
         });
     }
     let conn = Connection::open_with_flags(&path, flags).map_err(sql("opening", &path))?;
-    conn.busy_timeout(std::time::Duration::from_secs(30))
+    conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(sql("opening", &path))?;
-    let format: String = conn
-        .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
-            r.get(0)
-        })
-        .map_err(sql("reading", &path))?;
-    if format != STORE_FORMAT {
-        return Err(Error::CacheStore {
-            action: "opening",
-            path,
-            message: format!("its format is `{format}`, this capkit reads `{STORE_FORMAT}`"),
-        });
-    }
+    check_format(&conn, &path)?;
     Ok((conn, path))
 }
 
