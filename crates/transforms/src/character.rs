@@ -6,7 +6,9 @@ use suite_core::{ResolveError, Transform};
 use unicode_normalization::char::{compose, decompose_canonical, is_combining_mark};
 
 use crate::descriptor::{BuildFn, Descriptor, Kind, Level};
-use crate::param::{Param, ParamType, Params};
+#[cfg(feature = "typo-tasks")]
+use crate::param::ParamType;
+use crate::param::{Param, Params};
 use crate::rng::{Probability, TextRng, seeded};
 
 /// The characters character-level transforms change: letters and digits.

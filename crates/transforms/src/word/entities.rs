@@ -7,7 +7,7 @@
 
 use suite_core::{ResolveError, Transform};
 
-use crate::descriptor::{BuildFn, Descriptor, Kind, Level};
+use crate::descriptor::{BuildFn, Descriptor};
 use crate::param::{Param, Params};
 use crate::rng::seeded;
 use std::path::Path;
@@ -147,16 +147,13 @@ const RATE_SEED_TABLE: &[Param] = &[
 ];
 
 const fn entity(kind: Entity, example: &'static str, build: BuildFn) -> Descriptor {
-    Descriptor {
-        name: kind.name(),
-        level: Level::Word,
-        kind: Kind::Corruption { severity: "rate" },
-        description: kind.description(),
-        params: RATE_SEED_TABLE,
+    super::table_corruption(
+        kind.name(),
+        kind.description(),
+        RATE_SEED_TABLE,
         example,
-        example_params: r#"{"rate": 1.0}"#,
         build,
-    }
+    )
 }
 
 /// The entity swaps.

@@ -354,16 +354,13 @@ const fn preserving(kind: Lexical, example: &'static str, build: BuildFn) -> Des
 }
 
 const fn corrupting(kind: Lexical, example: &'static str, build: BuildFn) -> Descriptor {
-    Descriptor {
-        name: kind.name(),
-        level: Level::Word,
-        kind: Kind::Corruption { severity: "rate" },
-        description: kind.description(),
-        params: RATE_SEED_TABLE,
+    super::table_corruption(
+        kind.name(),
+        kind.description(),
+        RATE_SEED_TABLE,
         example,
-        example_params: r#"{"rate": 1.0}"#,
         build,
-    }
+    )
 }
 
 /// The table rewrites (the homophones need typo-tasks' table: see [`HOMOPHONE`]).

@@ -74,6 +74,28 @@ pub(crate) const TABLE_PARAM: Param = Param {
           format in the crate's data/README.md)",
 };
 
+#[cfg(feature = "tables")]
+/// A table-driven word corruption: severity `rate`, `params` (its rate, seed and `table`), an
+/// example run at rate 1 so it visibly changes.
+pub(crate) const fn table_corruption(
+    name: &'static str,
+    description: &'static str,
+    params: &'static [Param],
+    example: &'static str,
+    build: crate::descriptor::BuildFn,
+) -> Descriptor {
+    Descriptor {
+        name,
+        level: crate::descriptor::Level::Word,
+        kind: crate::descriptor::Kind::Corruption { severity: "rate" },
+        description,
+        params,
+        example,
+        example_params: r#"{"rate": 1.0}"#,
+        build,
+    }
+}
+
 /// The `table` parameter: `None` for the built-in table.
 #[cfg_attr(not(feature = "tables"), allow(dead_code))]
 pub(crate) fn table_path(p: &Params<'_>) -> Result<Option<std::path::PathBuf>, ResolveError> {
