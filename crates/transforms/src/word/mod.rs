@@ -104,6 +104,7 @@ pub(crate) fn table_path(p: &Params<'_>) -> Result<Option<std::path::PathBuf>, R
 }
 
 /// The byte ranges of the tokens of `text`: maximal runs of non-whitespace characters.
+#[cfg(feature = "typo-tasks")]
 pub(crate) fn tokens(text: &str) -> Vec<Range<usize>> {
     Tokens::new(text).collect()
 }
