@@ -11,7 +11,8 @@
 //!   "never depends on" column, a row for every workspace member; see `arch.rs`).
 //! * `module-cycles`: no import circle between the top-level modules of the crates in
 //!   [`CIRCLE_FREE`] (`scripts/module_cycles.py`).
-//! * `readme-snippets`: every Rust block of a README is a doc test using only its crate.
+//! * `readme-snippets`: every Rust block of a crate README is a doc test using only its crate, and
+//!   every Rust block of the workspace README and of the guides (`docs/*.md`) is one of them.
 //! * `package-check`: `cargo publish --dry-run` of every publishable package in dependency order,
 //!   then the packaged file lists: no test fixture (upstream goldens are GPL-derived), a README
 //!   and both licence files in each; prints each `.crate`'s size.
@@ -440,7 +441,8 @@ const README_COMPANIONS: &[(&str, &[&str])] = &[("model_adapters", &["capture", 
 /// README snippets are tested: each crate README's Rust blocks are doc tests of that crate
 /// (`#[doc = include_str!("../README.md")]`) and may `use` only that crate and std (and its
 /// [`README_COMPANIONS`]), so they compile for a user who depends on that crate alone; each
-/// Rust block of the workspace README must be one of them, verbatim.
+/// Rust block of the workspace README and of its guides (`docs/*.md`) must be one of them,
+/// verbatim, so a block moved from the README to a guide stays tested.
 fn readme_snippets() -> Result<()> {
     println!("xtask ci: README snippets");
     let mut crate_blocks = Vec::new();
@@ -475,16 +477,42 @@ fn readme_snippets() -> Result<()> {
             crate_blocks.push(block);
         }
     }
-    let readme = std::fs::read_to_string("README.md").context("reading README.md")?;
-    for block in rust_blocks(&readme) {
-        if !crate_blocks.contains(&block) {
-            let first = block.lines().next().unwrap_or_default();
+    for page in documentation_pages(Path::new(""))? {
+        let text = std::fs::read_to_string(&page)
+            .with_context(|| format!("reading {}", page.display()))?;
+        if let Some(first) = untested_rust_block(&text, &crate_blocks) {
             bail!(
-                "README.md: the Rust block starting `{first}` is in no crate README, so no doc test compiles it; copy it into the crate's README.md"
+                "{}: the Rust block starting `{first}` is in no crate README, so no doc test compiles it; copy it into the crate's README.md",
+                page.display()
             );
         }
     }
     Ok(())
+}
+
+/// The pages whose Rust blocks [`readme_snippets`] checks: the workspace README and the guides
+/// it links to (`docs/*.md`) under the workspace `root`, in a fixed order.
+fn documentation_pages(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut pages = vec![root.join("README.md")];
+    let mut guides = Vec::new();
+    for entry in std::fs::read_dir(root.join("docs")).context("reading docs/")? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "md") {
+            guides.push(path);
+        }
+    }
+    guides.sort();
+    pages.extend(guides);
+    Ok(pages)
+}
+
+/// The first line of the first Rust block of `page` that is not one of `crate_blocks`
+/// verbatim, if any.
+fn untested_rust_block(page: &str, crate_blocks: &[String]) -> Option<String> {
+    rust_blocks(page)
+        .into_iter()
+        .find(|block| !crate_blocks.contains(block))
+        .map(|block| block.lines().next().unwrap_or_default().to_owned())
 }
 
 /// The publishable packages: every `crates/*` manifest without `publish = false`, as
@@ -861,7 +889,12 @@ fn ci() -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{SystemTestData, TestPlan, forbidden, rust_blocks};
+    use std::path::Path;
+
+    use super::{
+        Result, SystemTestData, TestPlan, documentation_pages, forbidden, rust_blocks,
+        untested_rust_block,
+    };
 
     #[test]
     fn a_fresh_machine_skips_each_missing_group_with_one_line_and_ci_skips_none() {
@@ -927,5 +960,28 @@ mod tests {
     fn rust_blocks_are_found() {
         let md = "text\n```rust\nuse a::b;\n```\n```sh\nls\n```\n```rust\nfn f() {}\n```\n";
         assert_eq!(rust_blocks(md), ["use a::b;\n", "fn f() {}\n"]);
+    }
+
+    #[test]
+    fn a_guide_block_missing_from_every_crate_readme_is_named() {
+        let crate_blocks = vec!["use a::b;\n".to_owned()];
+        let guide = "# guide\n```rust\nuse a::b;\n```\n```rust,no_run\nuse a::c;\nfn f() {}\n```\n";
+        assert_eq!(
+            untested_rust_block(guide, &crate_blocks).as_deref(),
+            Some("use a::c;")
+        );
+        assert_eq!(
+            untested_rust_block("```rust\nuse a::b;\n```\n", &crate_blocks),
+            None
+        );
+    }
+
+    #[test]
+    fn the_guides_are_checked_besides_the_readme() -> Result<()> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let pages = documentation_pages(&root)?;
+        assert_eq!(pages.first(), Some(&root.join("README.md")));
+        assert!(pages.contains(&root.join("docs/library.md")), "{pages:?}");
+        Ok(())
     }
 }

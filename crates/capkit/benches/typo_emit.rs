@@ -3,7 +3,7 @@
 //! --drop-unrepresentable --out /tmp/…` (embedded English data, both cores).
 //!
 //! Run with `cargo bench -p capkit --bench typo_emit` (it builds the release binary). For peak
-//! RSS, see the `/usr/bin/time -v` commands in the README's `capkit typo` section.
+//! RSS, see the `/usr/bin/time -v` commands in `docs/performance.md` ("capkit typo emit").
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! `capkit profile … --report`, `compare`, `merge` and `gate` end to end: the README's offline
+//! `capkit profile … --report`, `compare`, `merge` and `gate` end to end: docs/reports.md's offline
 //! example (Python models), the merge property over random shards (precomputed `file:` models),
 //! comparisons, refusals, and the gate's exit codes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -67,7 +67,7 @@ fn example_report(texts: &str, student: &str, out: &str) {
     ));
 }
 
-/// The README's commands, run from the repository root.
+/// docs/reports.md's commands, run from the repository root.
 #[test]
 fn readme_report_example_runs_offline_and_a_failing_gate_exits_2() {
     let dir = tempfile::tempdir().unwrap();
@@ -136,7 +136,7 @@ fn readme_report_example_runs_offline_and_a_failing_gate_exits_2() {
     );
     assert_eq!(pass.status.code(), Some(0), "{}", stderr(&pass));
 
-    // The README's shards: the first five texts and the rest, merged, give report.json.
+    // docs/reports.md's shards: the first five texts and the rest, merged, give report.json.
     let lines: Vec<String> = std::fs::read_to_string(root().join("examples/profile/texts.txt"))
         .unwrap()
         .lines()

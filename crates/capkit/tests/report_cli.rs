@@ -137,7 +137,7 @@ fn refused_inputs_name_the_file_and_write_nothing() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// The README's example: the offline example profiled as a report and as a comparison with
+/// The offline example (README, docs/reports.md) profiled as a report and as a comparison with
 /// student B, both on one page.
 #[test]
 fn offline_example_page() {

@@ -83,7 +83,7 @@ pub(crate) struct EmitArgs {
     drop_unrepresentable: bool,
     /// Longest name accepted, in bytes; a longer corpus line is refused, naming it. Output and
     /// memory per name grow with the square of its length (and cns/ons exponentially in its
-    /// numerals): see the worst cases in the README.
+    /// numerals): see the worst cases in docs/typo-tasks.md.
     #[arg(long, value_name = "BYTES", default_value_t = typo_tasks::MAX_NAME_LEN)]
     max_name_len: usize,
 }
