@@ -6,11 +6,11 @@ use profile_stats::{Comparison, Interval, PairTests, PairedTest, ProfileReport, 
 
 use crate::document::ComparisonDocument;
 use crate::format::{
-    invariance_verdict, p_value, pair_verdict, percent, points_with_interval, rate_with_interval,
+    invariance_verdict, p_value, percent, points_with_interval, rate_with_interval,
 };
 use crate::page::{Ids, Source, run_rows, scroll, source_rows};
 use crate::profile::{
-    CurveSeries, Figures, abstention_section, curve_figure, heat_cell, interval_row, methods,
+    CurveSeries, Figures, comparison_abstention, curve_figure, heat_cell, interval_row, methods,
     metric, point_intervals, probes_section, settings_rows, suite_rows,
 };
 use crate::svg::{IntervalChart, IntervalGroup, legend};
@@ -61,11 +61,7 @@ pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> M
         (stage_table(&students, first))
         (invariances(&students, level, ids))
         (pairs(c, &tests, &aliases, level))
-        @for (name, _, f) in &students {
-            @if let Some(a) = f.abstention() {
-                (abstention_section(a, f.clean(), ids, Some(name.as_str())))
-            }
-        }
+        (comparison_abstention(&students.iter().filter_map(|(name, r, f)| f.abstention().map(|a| (name.as_str(), *r, a))).collect::<Vec<_>>()))
         (probes(&students))
         (methods(level, students.iter().any(|(_, r, _)| crate::profile::sampled(r))))
         section.provenance {
@@ -133,27 +129,52 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
         Task::Classify => "Agreement with the teacher",
         Task::Extract => "Student F1 against the gold",
     };
+    let value = |f: &Figures, c: &str| match f {
+        Figures::Classify(a) => a.corruptions.get(c).and_then(|x| x.agreement.estimate),
+        Figures::Extract(a) => a.corruptions.get(c).and_then(|x| x.student_f1.estimate),
+    };
+    let stages: Vec<&str> = std::iter::once("clean")
+        .chain(corruptions.iter().copied())
+        .collect();
+    let cell = |f: &Figures, stage: &str| {
+        if stage == "clean" {
+            heat_cell(f.clean().estimate)
+        } else {
+            heat_cell(value(f, stage))
+        }
+    };
+    // The longer side runs down the page: a 50-corruption suite has a row per stage and a
+    // column per student, so that no column is off-screen at 1280 px.
+    let stages_down = stages.len() >= students.len();
     html! {
         section.stages {
             h3 { "Every stage" }
             (scroll(html! {
                 table.heat {
                     caption { (what) " per student and stage (darker is higher)" }
-                    thead { tr {
-                        th scope="col" { "student" } th scope="col" { "clean" }
-                        @for c in &corruptions { th scope="col" { (c) } }
-                    } }
-                    tbody {
-                        @for (name, _, f) in students {
-                            tr {
-                                th scope="row" { span.spec { (name) } }
-                                (heat_cell(f.clean().estimate))
-                                @for c in &corruptions {
-                                    @let v = match f {
-                                        Figures::Classify(a) => a.corruptions.get(*c).and_then(|x| x.agreement.estimate),
-                                        Figures::Extract(a) => a.corruptions.get(*c).and_then(|x| x.student_f1.estimate),
-                                    };
-                                    (heat_cell(v))
+                    @if stages_down {
+                        thead { tr {
+                            th scope="col" { "stage" }
+                            @for (name, _, _) in students { th scope="col" { bdi { (name) } } }
+                        } }
+                        tbody {
+                            @for stage in &stages {
+                                tr {
+                                    th scope="row" { (stage) }
+                                    @for (_, _, f) in students { (cell(f, stage)) }
+                                }
+                            }
+                        }
+                    } @else {
+                        thead { tr {
+                            th scope="col" { "student" }
+                            @for stage in &stages { th scope="col" { (stage) } }
+                        } }
+                        tbody {
+                            @for (name, _, f) in students {
+                                tr {
+                                    th scope="row" { bdi { (name) } }
+                                    @for stage in &stages { (cell(f, stage)) }
                                 }
                             }
                         }
@@ -247,6 +268,10 @@ fn invariances(students: &[(&String, &ProfileReport, Figures)], level: f64, ids:
     }
 }
 
+/// Pairs with more stages than this fold the stages without a significant difference into
+/// one row.
+const FOLD_AFTER: usize = 12;
+
 fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) -> Markup {
     let alias = |name: &str| {
         c.students
@@ -255,10 +280,6 @@ fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) ->
             .map_or(name.to_owned(), Clone::clone)
     };
     let task = c.task();
-    let agree = match task {
-        Some(Task::Extract) => "matches the gold record exactly more often",
-        _ => "agrees with the teacher more often",
-    };
     let rows = |t: &PairTests| -> Vec<(String, &'static str, PairedTest)> {
         std::iter::once(("clean".to_owned(), "corruption", t.clean))
             .chain(
@@ -278,31 +299,50 @@ fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) ->
             h3 { "Students compared pairwise" }
             p.note { "Each pair of students is paired text by text: on clean and corrupted texts by "
                 (if task == Some(Task::Extract) { "exact record match with the gold" } else { "agreement with the teacher" })
-                ", under invariances by violations. Differences are first minus second; p-values are Holm-adjusted over every stage of every pair." }
+                ", under invariances by violations. Differences are first minus second, in percentage points; p-values are Holm-adjusted over every stage of every pair. "
+                "The last column names the better student where the difference is significant ("
+                (if task == Some(Task::Extract) { "more exact matches" } else { "more agreement" })
+                "; under invariances, fewer violations) and is empty where it is not." }
             @for (p, t) in c.pairs.iter().zip(tests) {
                 @let (first, second) = (alias(&p.first), alias(&p.second));
                 h4 { bdi { (first) } " vs " bdi { (second) } }
                 (scroll(html! {
-                    table {
+                    // A 50-stage, five-student page has 530 of these rows: each is kept to its
+                    // numbers (no class per cell, no sentence; the columns say what they are).
+                    table.pairwise {
                         thead { tr {
-                            th scope="col" { "stage" } th.num scope="col" { "first − second" } th.num scope="col" { "Holm-adjusted p" } th scope="col" { "verdict" }
+                            th scope="col" { "stage" } th scope="col" { bdi { (first) } " − " bdi { (second) } }
+                            th scope="col" { "Holm-adjusted p" } th scope="col" { "better" }
                         } }
+                        @let all = rows(t);
+                        // Past a dozen stages, the stages without a significant difference
+                        // share one row (named, with the range of their differences and
+                        // their smallest p); the rest keep a row each.
+                        @let fold = all.len() > FOLD_AFTER;
+                        @let quiet: Vec<&(String, &str, PairedTest)> = all.iter().filter(|r| fold && !r.2.significant).collect();
                         tbody {
-                            @for (stage, kind, test) in rows(t) {
+                            @for (stage, kind, test) in all.iter().filter(|r| !fold || r.2.significant) {
                                 tr {
+                                    // A cell holding only the name is its own bidi paragraph.
                                     th scope="row" { (stage) }
-                                    td.num { (points_with_interval(&test.difference)) }
-                                    td.num { (p_value(test.p)) }
-                                    td.verdict {
-                                        // The p-value is the column beside: a row without a
-                                        // difference says so in three words (a 50-stage, five-student
-                                        // page has 530 of them).
-                                        @if !test.significant {
-                                            "no significant difference"
-                                        } @else if kind == "invariance" {
-                                            (pair_verdict(&test, level, &first, &second, "violates this invariance more often"))
-                                        } @else {
-                                            (pair_verdict(&test, level, &first, &second, agree))
+                                    td { (crate::format::points_bare(&test.difference)) }
+                                    td { (p_value(test.p)) }
+                                    td { @if let Some(better) = better(test, level, *kind == "invariance", &first, &second) { bdi { (better) } } }
+                                }
+                            }
+                            @if !quiet.is_empty() {
+                                @let lows = quiet.iter().filter_map(|r| r.2.difference.estimate).fold(f64::INFINITY, f64::min);
+                                @let highs = quiet.iter().filter_map(|r| r.2.difference.estimate).fold(f64::NEG_INFINITY, f64::max);
+                                @let smallest = quiet.iter().map(|r| r.2.p).fold(f64::INFINITY, f64::min);
+                                tr.folded {
+                                    th scope="row" { (quiet.len()) " other stages" }
+                                    td colspan="3" {
+                                        "no significant difference"
+                                        @if lows <= highs { " (first − second from " (format!("{:+.1}", lows * 100.0)) " to " (format!("{:+.1}", highs * 100.0)) " pts, smallest " (p_value(smallest)) ")" }
+                                        ": "
+                                        @for (k, r) in quiet.iter().enumerate() {
+                                            @if k > 0 { ", " }
+                                            bdi { (r.0) }
                                         }
                                     }
                                 }
@@ -313,6 +353,27 @@ fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) ->
             }
         }
     }
+}
+
+/// The better of a pair at one test, when the difference is significant: more agreement (or
+/// exact matches), or fewer violations under an invariance.
+fn better<'a>(
+    test: &PairedTest,
+    level: f64,
+    invariance: bool,
+    first: &'a str,
+    second: &'a str,
+) -> Option<&'a str> {
+    let first_higher = match crate::format::Direction::of(test, level) {
+        crate::format::Direction::FirstHigher => true,
+        crate::format::Direction::SecondHigher => false,
+        crate::format::Direction::NoDifference => return None,
+    };
+    Some(if first_higher != invariance {
+        first
+    } else {
+        second
+    })
 }
 
 fn probes(students: &[(&String, &ProfileReport, Figures)]) -> Markup {

@@ -54,6 +54,12 @@ pub fn points_with_interval(interval: &Interval) -> String {
     )
 }
 
+/// A difference in points with its interval, without the unit (a column heading gives it):
+/// `-12.5 [-20.3, -7.4]`.
+pub fn points_bare(interval: &Interval) -> String {
+    points_with_interval(interval).replacen(" pts", "", 1)
+}
+
 /// A p-value as a reviewer reads it: `p < 0.001`, `p = 0.031`, `p = 1`.
 pub fn p_value(p: f64) -> String {
     if !p.is_finite() {

@@ -149,11 +149,11 @@ pub(crate) fn curve_figure(
     level: f64,
 ) -> Markup {
     let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-    let chart = LineChart {
+    let mut chart = LineChart {
         id: ids.next(),
         title: format!("{what} against {family} severity"),
         desc: format!(
-            "{what} (y, 0 to 100 %) against the severity of {family} (x) for {}. Shaded bands \
+            "{what} (y) against the severity of {family} (x) for {}. Shaded bands \
              are {:.0} % intervals; the ringed point at severity 0 is the clean texts; the \
              dotted line is the {} break-even threshold, and a dashed vertical line marks where \
              a curve first falls below it. {}",
@@ -189,6 +189,13 @@ pub(crate) fn curve_figure(
             .collect(),
         threshold: Some(threshold),
     };
+    let zoom = chart.zoom_note();
+    chart.desc = format!(
+        "{} {}",
+        zoom.as_deref()
+            .unwrap_or("The y axis runs from 0 to 100 %."),
+        chart.desc
+    );
     let first = series.first();
     // One curve's table is narrow enough to sit beside its chart; several curves' is not.
     let layout = if series.len() > 1 { "stack" } else { "charts" };
@@ -198,6 +205,7 @@ pub(crate) fn curve_figure(
             (legend(series.iter().map(|s| (s.style, s.name.as_str()))))
             (chart.render())
             figcaption {
+                @if let Some(zoom) = &zoom { span.zoom { (zoom) } br; }
                 @for s in series {
                     span.mark { (s.name) } ": " (curve_summary(s.curve)) br;
                 }
@@ -230,13 +238,25 @@ pub(crate) fn curve_figure(
 }
 
 fn points_text(s: &CurveSeries<'_>) -> String {
-    s.curve
-        .points
-        .iter()
-        .map(|p| format!("{} at {}", percent(p.value), number(p.severity)))
-        .collect::<Vec<_>>()
-        .join(", ")
+    let points = &s.curve.points;
+    let at =
+        |p: &profile_stats::CurvePoint| format!("{} at {}", percent(p.value), number(p.severity));
+    // A long curve is described by its ends; the table beside the chart has every point.
+    if points.len() > DESC_POINTS {
+        let (first, last) = (points.first().map(at), points.last().map(at));
+        format!(
+            "{} severities, from {} to {} (every point is in the table)",
+            points.len(),
+            first.unwrap_or_default(),
+            last.unwrap_or_default()
+        )
+    } else {
+        points.iter().map(at).collect::<Vec<_>>().join(", ")
+    }
 }
+
+/// Curves with more points than this are described by their ends in the chart's `<desc>`.
+const DESC_POINTS: usize = 12;
 
 /// `area under the curve 0.873; break-even severity 0.125 (first below 90.0 %)`.
 pub(crate) fn curve_summary(curve: &SeverityCurve) -> String {
@@ -284,7 +304,7 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
             }
         }
         @if let Some(a) = figures.abstention() {
-            (abstention_section(a, figures.clean(), ids, None))
+            (abstention_section(report, a, ids))
         }
         @if let Some(p) = &report.probes {
             (probes_section(&[("teacher", &p.teacher), ("student", &p.student)]))
@@ -748,33 +768,106 @@ fn heat_map_section(a: &ExtractAnalysis, fields: Option<&FieldBreakdown>) -> Mar
 }
 
 pub(crate) fn heat_cell(value: Option<f64>) -> Markup {
-    let (background, colour) = heat(value);
+    let shade = heat(value);
     html! {
-        td.cell style=(format!("background:{background};color:{colour}")) {
+        td.cell.w[shade.is_some_and(|h| h.1)] style=[shade.map(|h| format!("--l:{}%", h.0))] {
             @match value { Some(v) => (format!("{v:.2}")), None => "—" }
         }
     }
 }
 
-/// Abstention: coverage and selective agreement of each side with a decision API.
+/// The baseline selective agreement is read against: the same agreement as the abstention
+/// counts measure it — labels equal for a classifier, an exact record match for an extractor
+/// — over every clean text (an extractor's F1 is another measure and would make escalating
+/// look harmful or helpful by the difference of the two).
+pub(crate) fn abstention_baseline(report: &ProfileReport) -> Option<Interval> {
+    let counts = match &report.counts {
+        Counts::Classify(c) => c.abstention,
+        Counts::Extract(c) => c.abstention,
+    }?;
+    let all = counts.all();
+    Some(wilson(all.agree, all.n(), report.settings.level))
+}
+
+/// What "agreement" is in the abstention tables of a task.
+fn agreement_measure(task: profile_stats::Task) -> &'static str {
+    match task {
+        profile_stats::Task::Classify => "agreement (equal labels)",
+        profile_stats::Task::Extract => "agreement (exact record match)",
+    }
+}
+
+/// The sides with a decision API: (name, style, figures).
+fn deciding_sides(a: &AbstentionAnalysis) -> Vec<(&'static str, usize, &analysis::SideAbstention)> {
+    [("student", 0, &a.student), ("teacher", 1, &a.teacher)]
+        .into_iter()
+        .filter_map(|(name, style, side)| side.as_ref().map(|s| (name, style, s)))
+        .collect()
+}
+
+/// The abstention table's rows of one report: each deciding side, the texts both answered and
+/// all clean texts (the baseline); `who` prefixes the side's name (a comparison's alias).
+fn abstention_rows(a: &AbstentionAnalysis, baseline: &Interval, who: Option<&str>) -> Markup {
+    let name = |side: &str| {
+        html! { @if let Some(who) = who { bdi { (who) } ": " } (side) }
+    };
+    html! {
+        @for (side, _, s) in deciding_sides(a) {
+            tr {
+                th scope="row" { (name(side)) }
+                td.num { (rate_with_interval(&s.coverage)) }
+                td.num { (rate_with_interval(&s.selective_agreement)) }
+                td.num { (rate_with_interval(&s.escalated_where_disagreeing)) }
+                td.num { (rate_with_interval(&s.disagreements_escalated)) }
+            }
+        }
+        tr {
+            th scope="row" { (name("both answered")) }
+            td.num { (rate_with_interval(&a.both_answered.coverage)) }
+            td.num { (rate_with_interval(&a.both_answered.agreement)) }
+            td.num { "—" } td.num { "—" }
+        }
+        tr {
+            th scope="row" { (name("all clean texts")) }
+            td.num { "100.0 %" }
+            td.num { (rate_with_interval(baseline)) }
+            td.num { "—" } td.num { "—" }
+        }
+    }
+}
+
+fn abstention_table(task: profile_stats::Task, rows: Markup) -> Markup {
+    scroll(html! {
+        table {
+            caption { "Selective prediction on the clean texts; " (agreement_measure(task)) " on the texts answered" }
+            thead { tr {
+                th scope="col" { "side" } th.num scope="col" { "coverage" } th.num scope="col" { "selective agreement" }
+                th.num scope="col" { "escalated where disagreeing" } th.num scope="col" { "disagreements escalated" }
+            } }
+            tbody { (rows) }
+        }
+    })
+}
+
+/// Abstention: coverage and selective agreement of each side with a decision API, against the
+/// same agreement over all clean texts.
 pub(crate) fn abstention_section(
+    report: &ProfileReport,
     a: &AbstentionAnalysis,
-    clean: &Interval,
     ids: &Ids,
-    student: Option<&str>,
 ) -> Markup {
-    let sides: Vec<(&str, usize, &analysis::SideAbstention)> =
-        [("student", 0, &a.student), ("teacher", 1, &a.teacher)]
-            .into_iter()
-            .filter_map(|(name, style, side)| side.as_ref().map(|s| (name, style, s)))
-            .collect();
+    let Some(baseline) = abstention_baseline(report) else {
+        return html! {};
+    };
+    let sides = deciding_sides(a);
+    let measure = agreement_measure(report.task());
     let chart = IntervalChart {
         id: ids.next(),
         title: "Coverage and selective agreement".to_owned(),
         desc: format!(
             "For each side with a decision API, the fraction of clean texts it answered (coverage) \
-             and the agreement on the texts it answered (selective agreement), with intervals. {} \
-             Agreement on all clean texts: {}.",
+             and the {measure} on the texts it answered (selective agreement), with intervals. {} \
+             The same agreement on all clean texts: {}.",
             sides
                 .iter()
                 .map(|(name, _, s)| format!(
@@ -784,7 +877,7 @@ pub(crate) fn abstention_section(
                 ))
                 .collect::<Vec<_>>()
                 .join("; "),
-            percent(clean.estimate)
+            percent(baseline.estimate)
         ),
         axis_label: "fraction of clean texts".to_owned(),
         groups: sides
@@ -803,41 +896,44 @@ pub(crate) fn abstention_section(
                     interval_row("agreement", 2, &a.both_answered.agreement),
                 ],
             }))
+            .chain(std::iter::once(IntervalGroup {
+                heading: "all clean texts".to_owned(),
+                rows: vec![interval_row("agreement", 3, &baseline)],
+            }))
             .collect(),
     };
     html! {
         section.abstention {
-            h3 { "Abstention" @if let Some(name) = student { ": " span.spec { (name) } } }
-            p.note { "Agreement on all clean texts is " (percent(clean.estimate)) ". Escalating well raises the agreement on the texts a side answers (selective agreement) at the cost of coverage." }
+            h3 { "Abstention" }
+            p.note { "The " (measure) " on all clean texts is " (percent(baseline.estimate)) ". Escalating well raises the same agreement on the texts a side answers (selective agreement) above it, at the cost of coverage." }
             div.stack {
                 figure { (chart.render()) }
-                (scroll(html! {
-                    table {
-                        caption { "Selective prediction on the clean texts" }
-                        thead { tr {
-                            th scope="col" { "side" } th.num scope="col" { "coverage" } th.num scope="col" { "selective agreement" }
-                            th.num scope="col" { "escalated where disagreeing" } th.num scope="col" { "disagreements escalated" }
-                        } }
-                        tbody {
-                            @for (name, _, s) in &sides {
-                                tr {
-                                    th scope="row" { (name) }
-                                    td.num { (rate_with_interval(&s.coverage)) }
-                                    td.num { (rate_with_interval(&s.selective_agreement)) }
-                                    td.num { (rate_with_interval(&s.escalated_where_disagreeing)) }
-                                    td.num { (rate_with_interval(&s.disagreements_escalated)) }
-                                }
-                            }
-                            tr {
-                                th scope="row" { "both answered" }
-                                td.num { (rate_with_interval(&a.both_answered.coverage)) }
-                                td.num { (rate_with_interval(&a.both_answered.agreement)) }
-                                td.num { "—" } td.num { "—" }
-                            }
-                        }
-                    }
-                }))
+                (abstention_table(report.task(), abstention_rows(a, &baseline, None)))
             }
+        }
+    }
+}
+
+/// A comparison's abstention: one table, every student's rows under its alias (the chart is
+/// on each student's own profile page).
+pub(crate) fn comparison_abstention(
+    students: &[(&str, &ProfileReport, &AbstentionAnalysis)],
+) -> Markup {
+    let Some((_, first, _)) = students.first() else {
+        return html! {};
+    };
+    let measure = agreement_measure(first.task());
+    html! {
+        section.abstention {
+            h3 { "Abstention" }
+            p.note { "Per student: each side with a decision API (the teacher's selective agreement is with that student), the texts both answered and all clean texts, where the " (measure) " is the baseline escalating should raise." }
+            (abstention_table(first.task(), html! {
+                @for (alias, report, a) in students {
+                    @if let Some(baseline) = abstention_baseline(report) {
+                        (abstention_rows(a, &baseline, Some(alias)))
+                    }
+                }
+            }))
         }
     }
 }

@@ -31,7 +31,8 @@ caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border-bottom: 1px solid #cfcfcf; padding: 4px 10px; text-align: left; vertical-align: top; }
 thead th { border-bottom: 2px solid #1a1a1a; }
 tfoot td { border-top: 2px solid #1a1a1a; font-style: italic; }
-td.num, th.num { text-align: right; white-space: nowrap; }
+td.num, th.num, table.pairwise td { text-align: right; white-space: nowrap; }
+table.pairwise tr.folded td { text-align: left; white-space: normal; }
 td.text { overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
 td.verdict { min-width: 16em; }
 tr.differs td { background: #fbe3b4; }
@@ -46,6 +47,7 @@ tr.differs td:first-child { box-shadow: inset 5px 0 0 #1a1a1a; }
 .stack { margin-bottom: 8px; }
 figure { margin: 0 0 16px; min-width: 0; }
 figcaption { font-size: .92rem; color: #333; margin-top: 4px; }
+figcaption .zoom { font-weight: 600; }
 svg.chart { display: block; width: 100%; height: auto; max-width: 600px; }
 svg.chart text { font-family: sans-serif; font-size: 13px; }
 svg.chart text:not([fill]) { fill: #1a1a1a; }
@@ -53,6 +55,7 @@ svg.chart text.note { font-size: 12px; }
 svg.chart text.heading { font-weight: 700; }
 svg.chart .grid line { stroke: #e0e0e0; }
 svg.chart .axis { stroke: #1a1a1a; }
+svg.chart .axis-break { stroke: #1a1a1a; fill: none; stroke-width: 1.5; }
 svg.chart .band { opacity: .16; }
 svg.chart .band.several { opacity: .09; }
 svg.chart .curve { fill: none; stroke-width: 2.5; }
@@ -62,7 +65,9 @@ svg.chart .clean { fill: none; stroke: #1a1a1a; stroke-width: 1.5; }
 svg.chart .whisker { stroke-width: 2; }
 ul.legend { list-style: none; padding: 0; margin: 4px 0 8px; display: flex; flex-wrap: wrap; gap: 4px 18px; }
 svg.swatch { width: 36px; height: 14px; vertical-align: middle; }
-table.heat td.cell { text-align: center; min-width: 4.6em; font-weight: 600; }
+table.heat td.cell { text-align: center; min-width: 4.6em; font-weight: 600; background: #eeeeee; }
+table.heat td.cell[style] { background: hsl(212, 55%, var(--l)); }
+table.heat td.cell.w { color: #fff; }
 .note { color: #333; font-size: .92rem; }
 footer { margin-top: 40px; padding-top: 8px; border-top: 1px solid #bdbdbd; color: #4a4a4a; font-size: .9rem; }
 @media (max-width: 600px) {
@@ -76,18 +81,16 @@ footer { margin-top: 40px; padding-top: 8px; border-top: 1px solid #bdbdbd; colo
 }
 "#;
 
-/// Background and text colour of a heat-map cell for a value in `[0, 1]`: one hue whose
-/// lightness falls from 96 % (0) to 30 % (1), so cells order the same way in greyscale; the
-/// text turns white on dark cells. `None` (undefined) is light grey.
-pub fn heat(value: Option<f64>) -> (String, &'static str) {
-    match value.filter(|v| v.is_finite()) {
-        Some(v) => {
-            let lightness = 96.0 - 66.0 * v.clamp(0.0, 1.0);
-            let text = if lightness < 60.0 { "#fff" } else { "#1a1a1a" };
-            (format!("hsl(212, 55%, {lightness:.0}%)"), text)
-        }
-        None => ("#eeeeee".to_owned(), "#1a1a1a"),
-    }
+/// The lightness of a heat-map cell for a value in `[0, 1]`: one hue (the style sheet's
+/// `td.cell`) whose lightness falls from 96 % (0) to 30 % (1), so cells order the same way in
+/// greyscale; the text turns white on dark cells (`true`). `None` (undefined) is light grey
+/// (`td.cell` without a lightness). The cell carries only `--l: NN%`: a 50-stage, five-student
+/// heat map has 255 cells.
+pub fn heat(value: Option<f64>) -> Option<(u32, bool)> {
+    value.filter(|v| v.is_finite()).map(|v| {
+        let lightness = (96.0 - 66.0 * v.clamp(0.0, 1.0)).round() as u32;
+        (lightness, lightness < 60)
+    })
 }
 
 #[cfg(test)]
@@ -96,10 +99,10 @@ mod tests {
 
     #[test]
     fn heat_is_monotone_in_lightness() {
-        assert_eq!(heat(Some(0.0)).0, "hsl(212, 55%, 96%)");
-        assert_eq!(heat(Some(1.0)), ("hsl(212, 55%, 30%)".to_owned(), "#fff"));
-        assert_eq!(heat(Some(0.6)).1, "#fff");
-        assert_eq!(heat(Some(0.5)).1, "#1a1a1a");
-        assert_eq!(heat(None).0, "#eeeeee");
+        assert_eq!(heat(Some(0.0)), Some((96, false)));
+        assert_eq!(heat(Some(1.0)), Some((30, true)));
+        assert_eq!(heat(Some(0.6)).map(|h| h.1), Some(true));
+        assert_eq!(heat(Some(0.5)).map(|h| h.1), Some(false));
+        assert_eq!(heat(None), None);
     }
 }

@@ -94,41 +94,48 @@ pub enum Marker {
     Diamond,
     /// A hollow circle.
     Ring,
+    /// A hollow square.
+    HollowSquare,
+    /// A hollow triangle.
+    HollowTriangle,
+    /// A hollow diamond.
+    HollowDiamond,
 }
 
-/// The styles of series 0, 1, 2, …: the student first (black, solid, circles), the teacher
-/// second (grey, dashed, squares), further students after; cycles beyond the list.
-pub const STYLES: [SeriesStyle; 5] = [
-    SeriesStyle {
-        colour: "#1a1a1a",
-        dash: "",
-        marker: Marker::Circle,
-    },
-    SeriesStyle {
-        colour: "#767676",
-        dash: "7 4",
-        marker: Marker::Square,
-    },
-    SeriesStyle {
-        colour: "#0a5fb4",
-        dash: "2 3",
-        marker: Marker::Triangle,
-    },
-    SeriesStyle {
-        colour: "#a34b00",
-        dash: "10 3 2 3",
-        marker: Marker::Diamond,
-    },
-    SeriesStyle {
-        colour: "#5b3a8c",
-        dash: "4 2",
-        marker: Marker::Ring,
-    },
+/// Series colours, cycled (7, prime to the 8 markers: colour and marker together repeat only
+/// after 56 series).
+pub const COLOURS: [&str; 7] = [
+    "#1a1a1a", "#767676", "#0a5fb4", "#a34b00", "#5b3a8c", "#1b7a3a", "#b0105a",
 ];
 
-/// The style of series `index`.
+/// Dash patterns, cycled (`""` is solid).
+pub const DASHES: [&str; 5] = ["", "7 4", "2 3", "10 3 2 3", "4 2"];
+
+/// Marker shapes, cycled.
+pub const MARKERS: [Marker; 8] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::Triangle,
+    Marker::Diamond,
+    Marker::Ring,
+    Marker::HollowSquare,
+    Marker::HollowTriangle,
+    Marker::HollowDiamond,
+];
+
+/// How many series [`style`] tells apart by colour and marker together (7 × 8).
+pub const DISTINCT_STYLES: usize = COLOURS.len() * MARKERS.len();
+
+/// The style of series `index`: series 0 is the student (black, solid, circles), 1 the teacher
+/// (grey, dashed, squares), further students after. Colour, dash and marker cycle through
+/// lists of coprime lengths, so any two of the first [`DISTINCT_STYLES`] series differ in
+/// their colour and marker pair (a greyscale print still tells them apart by marker and dash).
 pub fn style(index: usize) -> SeriesStyle {
-    STYLES[index % STYLES.len()]
+    SeriesStyle {
+        colour: COLOURS[index % COLOURS.len()],
+        dash: DASHES[index % DASHES.len()],
+        marker: MARKERS[index % MARKERS.len()],
+    }
 }
 
 /// One point of a curve: `y` and its band are fractions in `[0, 1]`.
@@ -201,11 +208,77 @@ pub struct LineGeometry {
     pub x_ticks: Vec<(f64, f64)>,
     /// Ticks of the y axis: (value, y).
     pub y_ticks: Vec<(f64, f64)>,
+    /// The y axis' range: `(0, 1)`, or zoomed to the data ([`LineChart::y_domain`]).
+    pub y_domain: (f64, f64),
     /// The threshold line's y.
     pub threshold: Option<f64>,
     /// Per curve.
     pub curves: Vec<CurveGeometry>,
+    /// The chart's notes ("clean", the threshold, each break-even severity), placed so that no
+    /// two overlap; a note that fits nowhere is dropped (the table beside has its number).
+    pub notes: Vec<Note>,
 }
+
+/// A short text placed in the plot area.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    /// The text.
+    pub text: String,
+    /// Its colour, when not the default.
+    pub colour: Option<&'static str>,
+    /// Anchor point (`text-anchor="end"` when `end`, else start) and baseline.
+    pub x: f64,
+    /// Baseline.
+    pub y: f64,
+    /// Right-aligned at `x`.
+    pub end: bool,
+}
+
+impl Note {
+    /// The box the text is estimated to cover: `(left, top, right, bottom)`, at 12 px
+    /// sans-serif (about 7 units per character at most, 12 above the baseline, 4 below).
+    pub fn bbox(&self) -> (f64, f64, f64, f64) {
+        let width = NOTE_CHAR * self.text.chars().count() as f64;
+        let left = if self.end { self.x - width } else { self.x };
+        (left, self.y - 12.0, left + width, self.y + 4.0)
+    }
+}
+
+/// Estimated width of one character of a note (12 px sans-serif; generous, digits and
+/// lower-case letters are narrower).
+const NOTE_CHAR: f64 = 7.0;
+
+/// Whether two boxes `(left, top, right, bottom)` overlap.
+pub fn overlaps(a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Whether the segment `a`–`z` passes through the box `(left, top, right, bottom)`: the
+/// segment clipped to the box's x range, then its y range compared (Liang–Barsky in one axis).
+fn crosses(b: (f64, f64, f64, f64), a: (f64, f64), z: (f64, f64)) -> bool {
+    let (lo, hi) = if a.0 <= z.0 { (a, z) } else { (z, a) };
+    if hi.0 < b.0 || lo.0 > b.2 {
+        return false;
+    }
+    let y_at = |x: f64| {
+        if hi.0 == lo.0 {
+            lo.1
+        } else {
+            lo.1 + (hi.1 - lo.1) * (x - lo.0) / (hi.0 - lo.0)
+        }
+    };
+    let (xa, xz) = (lo.0.max(b.0), hi.0.min(b.2));
+    let (ya, yz) = if hi.0 == lo.0 {
+        (lo.1.min(hi.1), lo.1.max(hi.1))
+    } else {
+        (y_at(xa).min(y_at(xz)), y_at(xa).max(y_at(xz)))
+    };
+    ya < b.3 && yz > b.1
+}
+
+/// At most this many markers per curve: beyond it markers are thinned to every k-th point (the
+/// line and the table carry every point; markers only tell the series apart).
+const MAX_MARKERS: usize = 13;
 
 /// The line chart's frame: a 440 × 280 view box (small, so that its text stays legible when
 /// the chart shrinks to a phone's width).
@@ -214,12 +287,65 @@ pub const LINE_FRAME: Frame = Frame {
     height: 280.0,
     left: 52.0,
     right: 16.0,
-    top: 16.0,
+    top: 28.0,
     bottom: 46.0,
 };
 
 impl LineChart {
-    /// Where every piece lands in [`LINE_FRAME`]: x from 0 to the largest severity, y from 0 to 1.
+    /// The y axis' range: from 0 to 1 unless every value, band and the threshold lie in a
+    /// narrower range, then zoomed to it on round ticks (so that an 84–98 % curve is not
+    /// squashed into the top sixth). Zoomed only when it at least halves the range.
+    pub fn y_domain(&self) -> (f64, f64) {
+        let values = self
+            .curves
+            .iter()
+            .flat_map(|c| c.points.iter())
+            .flat_map(|p| {
+                let band = p.band.map_or([None, None], |(lo, hi)| [Some(lo), Some(hi)]);
+                [p.y, band[0], band[1]]
+            })
+            .chain(std::iter::once(self.threshold))
+            .flatten()
+            .filter(|v| v.is_finite())
+            .map(|v| v.clamp(0.0, 1.0));
+        let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        if lo > hi {
+            return (0.0, 1.0);
+        }
+        // The finest step that covers the data in at most five intervals.
+        for step in [0.01, 0.02, 0.05, 0.1, 0.25] {
+            let from = ((lo / step) + 1e-9).floor() * step;
+            let to = (((hi / step) - 1e-9).ceil() * step)
+                .min(1.0)
+                .max(from + step);
+            if (to - from) / step <= 5.0 + 1e-9 {
+                return if to - from <= 0.5 {
+                    (from, to)
+                } else {
+                    (0.0, 1.0)
+                };
+            }
+        }
+        (0.0, 1.0)
+    }
+
+    /// Words for a zoomed y axis ("The y axis runs from 80 % to 100 %, not from 0."), or
+    /// `None` when it runs from 0 to 100 %.
+    pub fn zoom_note(&self) -> Option<String> {
+        let (from, to) = self.y_domain();
+        ((from, to) != (0.0, 1.0)).then(|| {
+            format!(
+                "The y axis runs from {} to {}, not from 0 to 100 %: it is zoomed to the data.",
+                tick_percent(from),
+                tick_percent(to)
+            )
+        })
+    }
+
+    /// Where every piece lands in [`LINE_FRAME`]: x from 0 to the largest severity, y over
+    /// [`LineChart::y_domain`].
     pub fn geometry(&self) -> LineGeometry {
         let frame = LINE_FRAME;
         let x_max = self
@@ -230,9 +356,10 @@ impl LineChart {
             .fold(0.0_f64, f64::max);
         let x_max = if x_max > 0.0 { x_max } else { 1.0 };
         let xs = frame.x((0.0, x_max));
-        let ys = frame.y((0.0, 1.0));
-        let at = |x: f64, y: f64| (xs.map(x), ys.map(y.clamp(0.0, 1.0)));
-        let curves = self
+        let y_domain = self.y_domain();
+        let ys = frame.y(y_domain);
+        let at = |x: f64, y: f64| (xs.map(x), ys.map(y.clamp(y_domain.0, y_domain.1)));
+        let curves: Vec<CurveGeometry> = self
             .curves
             .iter()
             .map(|curve| {
@@ -251,6 +378,8 @@ impl LineChart {
                     }
                 }
                 lines.retain(|l| !l.is_empty());
+                let every = markers.len().div_ceil(MAX_MARKERS).max(1);
+                let markers = markers.into_iter().step_by(every).collect();
                 let banded: Vec<(f64, f64, f64)> = curve
                     .points
                     .iter()
@@ -291,18 +420,131 @@ impl LineChart {
                 x_ticks.push((s, x));
             }
         }
-        let y_ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
-            .into_iter()
-            .map(|v| (v, ys.map(v)))
-            .collect();
+        let y_ticks = if y_domain == (0.0, 1.0) {
+            [0.0, 0.25, 0.5, 0.75, 1.0]
+                .into_iter()
+                .map(|v| (v, ys.map(v)))
+                .collect()
+        } else {
+            let span = y_domain.1 - y_domain.0;
+            let step = [0.01, 0.02, 0.05, 0.1, 0.25]
+                .into_iter()
+                .find(|s| span / s <= 5.0 + 1e-9)
+                .unwrap_or(0.25);
+            let count = (span / step).round() as usize;
+            (0..=count)
+                .map(|k| {
+                    let v = y_domain.0 + step * k as f64;
+                    (v, ys.map(v))
+                })
+                .collect()
+        };
+        let threshold = self
+            .threshold
+            .map(|t| ys.map(t.clamp(y_domain.0, y_domain.1)));
+        let notes = self.place_notes(frame, threshold, &curves);
         LineGeometry {
             frame,
             x_max,
             x_ticks,
             y_ticks,
-            threshold: self.threshold.map(|t| ys.map(t.clamp(0.0, 1.0))),
+            y_domain,
+            threshold,
             curves,
+            notes,
         }
+    }
+
+    /// The notes, placed greedily: the threshold's first, then "clean", then each curve's
+    /// break-even severity; each at the first of its candidate places inside the plot area
+    /// where it overlaps no note placed before and no clean ring, or dropped.
+    fn place_notes(
+        &self,
+        frame: Frame,
+        threshold: Option<f64>,
+        curves: &[CurveGeometry],
+    ) -> Vec<Note> {
+        let (x0, x1) = (frame.left, frame.width - frame.right);
+        let (y0, y1) = (frame.height - frame.bottom, frame.top);
+        let inside = |b: (f64, f64, f64, f64)| b.0 >= x0 && b.2 <= x1 && b.1 >= y1 && b.3 <= y0;
+        let rings: Vec<(f64, f64, f64, f64)> = curves
+            .iter()
+            .filter_map(|c| c.clean)
+            .map(|(x, y)| (x - 9.0, y - 9.0, x + 9.0, y + 9.0))
+            .collect();
+        let segments: Vec<((f64, f64), (f64, f64))> = curves
+            .iter()
+            .flat_map(|c| c.lines.iter())
+            .flat_map(|l| l.windows(2).map(|w| (w[0], w[1])))
+            .collect();
+        let mut placed: Vec<Note> = Vec::new();
+        // A place clear of the curves' lines is preferred; failing that, one that at least
+        // overlaps no other note and no clean ring; failing that, the note is dropped.
+        let place = |candidates: Vec<Note>, placed: &mut Vec<Note>| {
+            let free = |c: &Note| {
+                let b = c.bbox();
+                inside(b)
+                    && !rings.iter().any(|r| overlaps(b, *r))
+                    && !placed.iter().any(|p| overlaps(b, p.bbox()))
+            };
+            let clear = |c: &Note| !segments.iter().any(|&(a, z)| crosses(c.bbox(), a, z));
+            let best = candidates
+                .iter()
+                .position(|c| free(c) && clear(c))
+                .or_else(|| candidates.iter().position(free));
+            if let Some(k) = best {
+                placed.push(candidates[k].clone());
+            }
+        };
+        let note = |text: &str, colour, x, y, end| Note {
+            text: text.to_owned(),
+            colour,
+            x,
+            y,
+            end,
+        };
+        if let (Some(y), Some(t)) = (threshold, self.threshold) {
+            let text = format!("threshold {}", crate::format::percent(Some(t)));
+            place(
+                vec![
+                    note(&text, None, x1 - 4.0, y - 5.0, true),
+                    note(&text, None, x1 - 4.0, y + 15.0, true),
+                    note(&text, None, x0 + 24.0, y - 5.0, false),
+                    note(&text, None, x0 + 24.0, y + 15.0, false),
+                ],
+                &mut placed,
+            );
+        }
+        if let Some((x, y)) = curves.iter().find_map(|c| c.clean) {
+            place(
+                [-10.0, 20.0, -24.0, 34.0]
+                    .into_iter()
+                    .map(|dy| note("clean", None, x + 10.0, y + dy, false))
+                    .collect(),
+                &mut placed,
+            );
+        }
+        for (curve, geometry) in self.curves.iter().zip(curves) {
+            // A curve already below on the clean texts has its break-even at the y axis: the
+            // caption says so, and a label there would only crowd the clean points.
+            if let (Some(x), Some(s)) = (geometry.break_even, curve.break_even.filter(|s| *s > 0.0))
+            {
+                let text = format!("break-even {}", crate::format::interpolated(s));
+                let colour = Some(style(curve.style).colour);
+                let rows = ((y0 - y1 - 12.0) / 14.0).floor().max(0.0) as usize;
+                let candidates = (0..=rows)
+                    .flat_map(|r| {
+                        let y = y1 + 12.0 + 14.0 * r as f64;
+                        [
+                            note(&text, colour, x + 4.0, y, false),
+                            note(&text, colour, x - 4.0, y, true),
+                        ]
+                    })
+                    .collect();
+                place(candidates, &mut placed);
+            }
+        }
+        placed
     }
 
     /// The chart as an inline `<svg>`.
@@ -321,7 +563,7 @@ impl LineChart {
                 g.grid {
                     @for &(v, y) in &g.y_ticks {
                         line x1=(n(x0)) x2=(n(x1)) y1=(n(y)) y2=(n(y)) {}
-                        text.tick x=(n(x0 - 6.0)) y=(n(y + 4.0)) text-anchor="end" { (format!("{:.0} %", v * 100.0)) }
+                        text.tick x=(n(x0 - 6.0)) y=(n(y + 4.0)) text-anchor="end" { (tick_percent(v)) }
                     }
                     @for &(s, x) in &g.x_ticks {
                         line x1=(n(x)) x2=(n(x)) y1=(n(y0)) y2=(n(y0 + 5.0)) {}
@@ -331,11 +573,15 @@ impl LineChart {
                 line.axis x1=(n(x0)) x2=(n(x1)) y1=(n(y0)) y2=(n(y0)) {}
                 line.axis x1=(n(x0)) x2=(n(x0)) y1=(n(y0)) y2=(n(y1)) {}
                 text.label x=(n((x0 + x1) / 2.0)) y=(n(f.height - 8.0)) text-anchor="middle" { (self.x_label) }
-                text.label x="14" y=(n((y0 + y1) / 2.0)) text-anchor="middle"
-                    transform=(format!("rotate(-90 14 {})", n((y0 + y1) / 2.0))) { (self.y_label) }
-                @if let (Some(y), Some(t)) = (g.threshold, self.threshold) {
+                // Above the axis, level: a rotated label beside the tick labels collides with
+                // them once the text is enlarged on a phone.
+                text.label x="4" y="14" { "↑ " (self.y_label) }
+                @if let Some(y) = g.threshold {
                     line.threshold x1=(n(x0)) x2=(n(x1)) y1=(n(y)) y2=(n(y)) {}
-                    text.note x=(n(x1 - 4.0)) y=(n(y - 5.0)) text-anchor="end" { "threshold " (crate::format::percent(Some(t))) }
+                }
+                @if g.y_domain.0 > 0.0 {
+                    // A break in the y axis: it does not start at 0.
+                    path.axis-break d=(format!("M{},{} l8,-4 M{},{} l8,-4", n(x0 - 4.0), n(y0 - 6.0), n(x0 - 4.0), n(y0 - 2.0))) {}
                 }
                 @for (curve, geometry) in self.curves.iter().zip(&g.curves) {
                     @let st = style(curve.style);
@@ -360,19 +606,17 @@ impl LineChart {
                         circle.clean cx=(n(x)) cy=(n(y)) r="8" {}
                     }
                 }
-                @if let Some((x, y)) = g.curves.iter().find_map(|c| c.clean) {
-                    text.note x=(n(x + 10.0)) y=(n(if y > y1 + 24.0 { y - 10.0 } else { y + 20.0 })) { "clean" }
-                }
-                @for (i, (curve, geometry)) in self.curves.iter().zip(&g.curves).enumerate() {
-                    @if let (Some(x), Some(s)) = (geometry.break_even, curve.break_even) {
-                        text.note x=(n(x + 4.0)) y=(n(y1 + 12.0 + 14.0 * i as f64)) fill=(style(curve.style).colour) {
-                            "break-even " (crate::format::interpolated(s))
-                        }
-                    }
+                @for note in &g.notes {
+                    text.note x=(n(note.x)) y=(n(note.y)) text-anchor=[note.end.then_some("end")] fill=[note.colour] { (note.text) }
                 }
             }
         }
     }
+}
+
+/// A y tick: whole percents (`85 %`).
+fn tick_percent(v: f64) -> String {
+    format!("{:.0} %", v * 100.0)
 }
 
 /// The legend of a set of series, as HTML (it wraps on narrow screens).
@@ -728,19 +972,26 @@ fn closed_path(points: &[(f64, f64)]) -> String {
 }
 
 fn marker(st: SeriesStyle, x: f64, y: f64) -> Markup {
+    // Hollow shapes are white inside with a coloured outline.
+    let hollow = matches!(
+        st.marker,
+        Marker::Ring | Marker::HollowSquare | Marker::HollowTriangle | Marker::HollowDiamond
+    );
+    let fill = if hollow { "#fff" } else { st.colour };
+    let stroke = hollow.then_some(st.colour);
+    let width = hollow.then_some("2");
     match st.marker {
-        Marker::Circle => html! { circle.marker cx=(n(x)) cy=(n(y)) r="4" fill=(st.colour) {} },
-        Marker::Ring => {
-            html! { circle.marker cx=(n(x)) cy=(n(y)) r="4" fill="#fff" stroke=(st.colour) stroke-width="2" {} }
+        Marker::Circle | Marker::Ring => {
+            html! { circle.marker cx=(n(x)) cy=(n(y)) r="4" fill=(fill) stroke=[stroke] stroke-width=[width] {} }
         }
-        Marker::Square => {
-            html! { rect.marker x=(n(x - 3.5)) y=(n(y - 3.5)) width="7" height="7" fill=(st.colour) {} }
+        Marker::Square | Marker::HollowSquare => {
+            html! { rect.marker x=(n(x - 3.5)) y=(n(y - 3.5)) width="7" height="7" fill=(fill) stroke=[stroke] stroke-width=[width] {} }
         }
-        Marker::Triangle => html! {
-            path.marker d=(format!("M{},{} L{},{} L{},{} Z", n(x), n(y - 5.0), n(x + 5.0), n(y + 4.0), n(x - 5.0), n(y + 4.0))) fill=(st.colour) {}
+        Marker::Triangle | Marker::HollowTriangle => html! {
+            path.marker d=(format!("M{},{} L{},{} L{},{} Z", n(x), n(y - 5.0), n(x + 5.0), n(y + 4.0), n(x - 5.0), n(y + 4.0))) fill=(fill) stroke=[stroke] stroke-width=[width] {}
         },
-        Marker::Diamond => html! {
-            path.marker d=(format!("M{},{} L{},{} L{},{} L{},{} Z", n(x), n(y - 5.0), n(x + 5.0), n(y), n(x), n(y + 5.0), n(x - 5.0), n(y))) fill=(st.colour) {}
+        Marker::Diamond | Marker::HollowDiamond => html! {
+            path.marker d=(format!("M{},{} L{},{} L{},{} L{},{} Z", n(x), n(y - 5.0), n(x + 5.0), n(y), n(x), n(y + 5.0), n(x - 5.0), n(y))) fill=(fill) stroke=[stroke] stroke-width=[width] {}
         },
     }
 }
@@ -787,8 +1038,8 @@ mod tests {
         assert!(close(s.map(0.1), 238.0));
         let inverted = LINE_FRAME.y((0.0, 1.0));
         assert!(close(inverted.map(0.0), 234.0));
-        assert!(close(inverted.map(1.0), 16.0));
-        assert!(close(inverted.map(0.5), 125.0));
+        assert!(close(inverted.map(1.0), 28.0));
+        assert!(close(inverted.map(0.5), 131.0));
         assert!(close(Scale::new((1.0, 1.0), (0.0, 10.0)).map(7.0), 5.0));
     }
 
@@ -822,7 +1073,7 @@ mod tests {
 
     #[test]
     fn curve_points_bands_and_marks_land_where_the_numbers_say() {
-        // Plot area: x 52..424 for severities 0..0.2, y 234 (0) .. 16 (1).
+        // Plot area: x 52..424 for severities 0..0.2, y 234 (0) .. 28 (1).
         let c = chart(vec![curve(
             &[
                 (0.0, Some(1.0), (0.8, 1.0)),
@@ -832,7 +1083,7 @@ mod tests {
             Some(0.125),
         )]);
         let g = c.geometry();
-        let y = |v: f64| 234.0 - 218.0 * v;
+        let y = |v: f64| 234.0 - 206.0 * v;
         let cg = &g.curves[0];
         let expected = [(52.0, y(1.0)), (238.0, y(0.9)), (424.0, y(0.5))];
         assert_eq!(cg.lines.len(), 1);
@@ -899,9 +1150,9 @@ mod tests {
         )]);
         c.title = "<script>alert(1)</script>".into();
         let svg = c.render().into_string();
-        assert!(svg.contains("M52.0,16.0 L424.0,125.0"), "{svg}");
+        assert!(svg.contains("M52.0,28.0 L424.0,131.0"), "{svg}");
         assert!(
-            svg.contains(r#"<circle class="marker" cx="424.0" cy="125.0""#),
+            svg.contains(r#"<circle class="marker" cx="424.0" cy="131.0""#),
             "{svg}"
         );
         assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -981,6 +1232,101 @@ mod tests {
         assert!(close(g.frame.height, 8.0 + 52.0 + 36.0));
         let svg = chart.render().into_string();
         assert!(svg.contains(r#"width="144.0""#) && svg.contains("0.500 / 0.250"));
+    }
+
+    #[test]
+    fn the_first_56_series_differ_in_colour_and_marker() {
+        let mut seen = std::collections::HashSet::new();
+        for k in 0..DISTINCT_STYLES {
+            let st = style(k);
+            assert!(
+                seen.insert((st.colour, st.marker as u8)),
+                "series {k} repeats a style"
+            );
+        }
+        // The student and the teacher keep their styles.
+        assert_eq!(
+            (style(0).colour, style(0).marker),
+            ("#1a1a1a", Marker::Circle)
+        );
+        assert_eq!((style(1).dash, style(1).marker), ("7 4", Marker::Square));
+    }
+
+    #[test]
+    fn the_y_axis_zooms_to_the_data_on_round_ticks() {
+        let high = chart(vec![curve(
+            &[
+                (0.0, Some(0.97), (0.95, 0.98)),
+                (0.2, Some(0.86), (0.84, 0.88)),
+            ],
+            None,
+        )]);
+        assert_eq!(high.y_domain(), (0.8, 1.0));
+        let g = high.geometry();
+        let ticks: Vec<String> = g.y_ticks.iter().map(|t| format!("{:.2}", t.0)).collect();
+        assert_eq!(ticks, ["0.80", "0.85", "0.90", "0.95", "1.00"]);
+        assert!(close(g.y_ticks[0].1, 234.0) && close(g.y_ticks[4].1, 28.0));
+        assert!(
+            high.zoom_note()
+                .is_some_and(|z| z.contains("from 80 % to 100 %"))
+        );
+        // Data over more than half the range keeps 0 to 100 % and says nothing.
+        let wide = chart(vec![curve(
+            &[(0.0, Some(1.0), (0.8, 1.0)), (0.2, Some(0.5), (0.2, 0.8))],
+            None,
+        )]);
+        assert_eq!(wide.y_domain(), (0.0, 1.0));
+        assert_eq!(wide.zoom_note(), None);
+    }
+
+    /// Notes never overlap one another, whatever the curves: many curves breaking even at
+    /// nearly the same severity, with the clean points and threshold crowded together.
+    #[test]
+    fn notes_never_overlap_and_stay_in_the_plot() {
+        let mut state = 7_u64;
+        let mut draw = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..200 {
+            let count = 1 + (draw() * 12.0) as usize;
+            let curves = (0..count)
+                .map(|k| {
+                    let start = 0.85 + 0.15 * draw();
+                    let points: Vec<(f64, Option<f64>, (f64, f64))> = (0..8)
+                        .map(|i| {
+                            let y = (start - 0.1 * i as f64 * draw()).clamp(0.0, 1.0);
+                            (i as f64 * 0.05, Some(y), (y - 0.02, (y + 0.02).min(1.0)))
+                        })
+                        .collect();
+                    let mut c = curve(&points, Some(0.05 + 0.3 * draw()));
+                    c.style = k;
+                    c
+                })
+                .collect();
+            let g = chart(curves).geometry();
+            let f = g.frame;
+            for (i, a) in g.notes.iter().enumerate() {
+                let b = a.bbox();
+                assert!(b.0 >= f.left && b.2 <= f.width - f.right, "{a:?}");
+                assert!(b.1 >= f.top && b.3 <= f.height - f.bottom, "{a:?}");
+                for other in &g.notes[i + 1..] {
+                    assert!(!overlaps(b, other.bbox()), "{a:?} overlaps {other:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn segments_cross_boxes_they_pass_through() {
+        let b = (10.0, 10.0, 20.0, 20.0);
+        assert!(crosses(b, (0.0, 15.0), (30.0, 15.0)));
+        assert!(crosses(b, (0.0, 0.0), (30.0, 30.0)));
+        assert!(!crosses(b, (0.0, 0.0), (30.0, 5.0)));
+        assert!(!crosses(b, (21.0, 0.0), (30.0, 30.0)));
+        assert!(crosses(b, (15.0, 0.0), (15.0, 30.0)));
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub(crate) fn article(report: &TypoScoreReport, source: &Source, ids: &Ids) -> M
     let tasks: usize = report.groups.iter().map(|g| g.tasks.len()).sum();
     html! {
         h2 { "Typo-task scores" }
+        (verdict(report))
         dl.meta {
             (source_rows(source))
             dt { "Examples scored" }
@@ -41,6 +42,35 @@ pub(crate) fn article(report: &TypoScoreReport, source: &Source, ids: &Ids) -> M
         }
         @for group in &report.groups {
             (group_section(group, ids))
+        }
+    }
+}
+
+/// The answer first: per group (rules, each kind of table — never mixed), the best and the
+/// worst task by F1, with their intervals.
+fn verdict(report: &TypoScoreReport) -> Markup {
+    let f1 = |t: &profile_types::TaskSummary| {
+        let i = bounded_mean_interval(t.f1, t.n as u64, Level::DEFAULT);
+        html! { code { (t.task) } " F1 " (score(t.f1)) " " span.small { (format!("[{:.2}, {:.2}]", i.lower, i.upper)) } }
+    };
+    html! {
+        section.verdict-first {
+            h3 { "Verdict" }
+            ul.verdicts {
+                @for group in &report.groups {
+                    @let best = group.tasks.iter().max_by(|a, b| a.f1.total_cmp(&b.f1));
+                    @let worst = group.tasks.iter().min_by(|a, b| a.f1.total_cmp(&b.f1));
+                    li {
+                        strong { "Needs " (group.needs.as_str()) ": " }
+                        @match (best, worst) {
+                            (Some(b), Some(w)) if group.tasks.len() > 1 => { "best " (f1(b)) ", worst " (f1(w)) }
+                            (Some(b), _) => { "one task, " (f1(b)) }
+                            _ => { "no task scored" }
+                        }
+                    }
+                }
+                @if report.groups.is_empty() { li { "No task was scored." } }
+            }
         }
     }
 }

@@ -314,11 +314,23 @@ fn pair_line(
         let a_better = a_higher != invariance;
         better[usize::from(!a_better)].push((stage.to_owned(), d));
     }
+    let item = |(stage, d): &(String, Interval)| {
+        html! { bdi { (stage) } " (" (points_with_interval(d)) ")" }
+    };
+    // One line per pair whatever the suite: up to three stages are listed; more are counted,
+    // with the largest and smallest difference (the pairwise table has every stage).
     let list = |v: &[(String, Interval)]| {
+        let size = |(_, d): &&(String, Interval)| d.estimate.map_or(0.0, f64::abs);
+        let largest = v.iter().max_by(|x, y| size(x).total_cmp(&size(y)));
+        let smallest = v.iter().min_by(|x, y| size(x).total_cmp(&size(y)));
         html! {
-            @for (k, (stage, d)) in v.iter().enumerate() {
-                @if k > 0 { ", " }
-                bdi { (stage) } " (" (points_with_interval(d)) ")"
+            @if v.len() <= 3 {
+                @for (k, s) in v.iter().enumerate() {
+                    @if k > 0 { ", " }
+                    (item(s))
+                }
+            } @else if let (Some(l), Some(s)) = (largest, smallest) {
+                (v.len()) " stages, most at " (item(l)) ", least at " (item(s))
             }
         }
     };

@@ -159,3 +159,22 @@ fn estimated_figures_are_marked_on_the_page() {
     assert!(!full.contains("(estimated)") && !full.contains("Teacher sample"));
     assert!(!full.contains("PPI++"));
 }
+
+/// The reviewer's five-student scenario (400-character specs, 50 corruptions, 400 texts) fits
+/// in 150 KB, each long spec written once (in the provenance), and its Arabic stage name is
+/// bidi-isolated wherever it sits in a sentence.
+#[test]
+fn the_five_student_page_is_small_and_names_each_spec_once() {
+    let (_, html) = common::scenario_pages()
+        .into_iter()
+        .find(|(n, _)| *n == "five-students")
+        .unwrap();
+    assert!(html.len() < 150_000, "{} bytes", html.len());
+    let comparison = common::five_students();
+    for spec in comparison["students"].as_object().unwrap().keys() {
+        assert_eq!(spec.len(), 400);
+        assert_eq!(html.matches(spec.as_str()).count(), 1, "{spec}");
+    }
+    assert!(!html.contains("> تصحيف_50 <"));
+    assert!(html.contains("<bdi>تصحيف_50</bdi>"));
+}

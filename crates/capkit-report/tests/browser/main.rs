@@ -117,6 +117,24 @@ const LAYOUT: &str = r#"(() => {
   return out;
 })()"#;
 
+/// Text in charts that overlaps other text of the same chart: every pair of `<text>` boxes
+/// (as laid out, rotated labels included) intersecting by more than half a pixel each way.
+const OVERLAPS: &str = r#"(() => {
+  const bad = [];
+  for (const svg of document.querySelectorAll("svg.chart")) {
+    const boxes = [...svg.querySelectorAll("text")]
+      .map(t => [t.textContent, t.getBoundingClientRect()])
+      .filter(([, r]) => r.width > 0 && r.height > 0);
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [s, a] = boxes[i], [t, b] = boxes[j];
+        if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+          bad.push(JSON.stringify(s) + " overlaps " + JSON.stringify(t) + " in " + JSON.stringify(svg.querySelector("title").textContent));
+      }
+  }
+  return bad;
+})()"#;
+
 /// The figures each page must show.
 fn key_figures(name: &str) -> &'static [&'static str] {
     match name {
@@ -156,6 +174,19 @@ fn key_figures(name: &str) -> &'static [&'static str] {
             "cmd:student-folded",
             "cmd:teacher",
         ],
+        "three-students" => &[
+            "Verdict",
+            "Students ranked at every stage",
+            "zoomed to the data",
+        ],
+        "five-students" => &[
+            "Verdict",
+            "Students ranked at every stage",
+            "other stages",
+            "zoomed to the data",
+        ],
+        "extract-compare" => &["Verdict", "exact record match"],
+        "typo-score" => &["Verdict", "Needs nothing: best"],
         _ => &[],
     }
 }
@@ -168,7 +199,11 @@ fn pages_render_offline_in_chromium() {
     let shots = screenshot_dir();
     let tab = browser.tab().unwrap();
     let mut failures = Vec::new();
-    for (name, html) in common::pages().into_iter().filter(|(n, _)| *n != "hostile") {
+    let pages = common::pages()
+        .into_iter()
+        .filter(|(n, _)| *n != "hostile")
+        .chain(common::scenario_pages());
+    for (name, html) in pages {
         let path = dir.path().join(format!("{name}.html"));
         std::fs::write(&path, &html).unwrap();
         let url = file_url(&path);
@@ -192,13 +227,15 @@ fn pages_render_offline_in_chromium() {
             }
             let layout = browser.eval(&tab, LAYOUT).unwrap();
             // The first article's verdict opens the page: within the first 900 px.
-            if name != "typo" {
-                match layout["verdicts"][0].as_f64() {
-                    Some(top) if top < 900.0 => {}
-                    other => failures.push(format!(
-                        "{at}: verdict at {other:?} px, not in the first 900"
-                    )),
-                }
+            match layout["verdicts"][0].as_f64() {
+                Some(top) if top < 900.0 => {}
+                other => failures.push(format!(
+                    "{at}: verdict at {other:?} px, not in the first 900"
+                )),
+            }
+            match browser.eval(&tab, OVERLAPS).unwrap() {
+                Value::Array(bad) if bad.is_empty() => {}
+                bad => failures.push(format!("{at}: overlapping chart text: {bad}")),
             }
             // At 1280 px no table is wider than its box (a column off-screen).
             if width == 1280 && layout["clipped"].as_array().is_some_and(|c| !c.is_empty()) {

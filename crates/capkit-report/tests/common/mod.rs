@@ -143,13 +143,9 @@ fn parse(text: &str, careful: bool) -> Value {
     Value::Object(record)
 }
 
-/// An extractor report with its per-field breakdown.
-pub fn extract_report() -> Value {
-    extract_report_with(&["name", "city", "age"], None)
-}
-
-fn extract_report_with(fields: &[&str], models: Option<(&str, &str)>) -> Value {
-    let suite = SuiteSpec::from_json_str(
+/// The extractor pages' suite: three typo rates, two invariances.
+fn extract_suite() -> capture::CapabilitySuite {
+    SuiteSpec::from_json_str(
         r#"{"corruptions": [
               {"name": "typo_05", "transform": "keyboard_typo", "rate": 0.05},
               {"name": "typo_10", "transform": "keyboard_typo", "rate": 0.10},
@@ -159,7 +155,16 @@ fn extract_report_with(fields: &[&str], models: Option<(&str, &str)>) -> Value {
     )
     .unwrap()
     .build()
-    .unwrap();
+    .unwrap()
+}
+
+/// An extractor report with its per-field breakdown.
+pub fn extract_report() -> Value {
+    extract_report_with(&["name", "city", "age"], None)
+}
+
+fn extract_report_with(fields: &[&str], models: Option<(&str, &str)>) -> Value {
+    let suite = extract_suite();
     let teacher = PerItemFn::new(|t: &str| parse(t, true));
     let student = PerItemFn::new(|t: &str| parse(t, false));
     let (s, t) = models.unwrap_or(("http://127.0.0.1:8001/extract", "openai:teacher-large"));
@@ -296,5 +301,134 @@ pub fn pages() -> Vec<(&'static str, String)> {
                 (HOSTILE[2], hostile_comparison()),
             ]),
         ),
+    ]
+}
+
+// ---- The reviewer's scenarios (issue 23): generated texts, the example's kind of models. ----
+
+/// `n` texts from a fixed seed: five to twelve words, about half with some spelling of "good".
+pub fn generated_texts(n: usize) -> Vec<String> {
+    const WORDS: [&str; 16] = [
+        "the", "service", "was", "really", "not", "food", "slow", "staff", "friendly", "price",
+        "room", "clean", "noisy", "would", "return", "again",
+    ];
+    const GOOD: [&str; 4] = ["good", "GOOD", "Good", "goood"];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |m: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) % m as u64) as usize
+    };
+    (0..n)
+        .map(|_| {
+            let len = 5 + next(8);
+            let good = next(2) == 0;
+            let at = next(len);
+            let mut words: Vec<&str> = (0..len).map(|_| WORDS[next(WORDS.len())]).collect();
+            if good {
+                words[at] = GOOD[next(GOOD.len())];
+            }
+            words.join(" ")
+        })
+        .collect()
+}
+
+/// Student `k` of the scenarios: each later one folds more spellings of "good".
+fn scenario_student(k: usize) -> impl Model {
+    PerItemFn::new(move |t: &str| {
+        let lower = t.to_lowercase();
+        label(match k {
+            0 => t.contains("good"),
+            1 => t.contains("good") || t.contains("GOOD"),
+            2 => lower.contains("good"),
+            3 => lower.contains("goo"),
+            _ => lower.contains("go"),
+        })
+    })
+}
+
+fn scenario_comparison(texts: &[String], suite: &str, specs: &[String]) -> Value {
+    let suite = SuiteSpec::from_json_str(suite).unwrap().build().unwrap();
+    let models: Vec<_> = (0..specs.len()).map(scenario_student).collect();
+    let students: Vec<(&str, &dyn Model)> = specs
+        .iter()
+        .zip(&models)
+        .map(|(s, m)| (s.as_str(), m as &dyn Model))
+        .collect();
+    capture::compare_students(&teacher(), &students, texts, &suite)
+        .unwrap()
+        .with_teacher(Some("cmd:python3 examples/profile/teacher.py".into()))
+        .to_json()
+}
+
+/// Three students over 4,000 texts, the example's suite.
+pub fn three_students() -> Value {
+    let specs: Vec<String> = ["exact", "shouty", "folded"]
+        .iter()
+        .map(|s| format!("cmd:python3 examples/profile/student.py --variant {s}"))
+        .collect();
+    scenario_comparison(&generated_texts(4000), CLASSIFY_SUITE, &specs)
+}
+
+/// Five students whose specs are 400 characters long, 50 corruptions (one with an Arabic name)
+/// and two invariances, over 400 texts.
+pub fn five_students() -> Value {
+    let mut corruptions: Vec<Value> = (1..=49)
+        .map(|k| {
+            json!({"name": format!("typo_{k:02}"), "transform": "keyboard_typo", "rate": k as f64 / 100.0})
+        })
+        .collect();
+    corruptions.push(json!({"name": "تصحيف_50", "transform": "keyboard_typo", "rate": 0.5}));
+    let suite = json!({
+        "corruptions": corruptions,
+        "invariances": [
+            {"name": "case", "transform": "case_jitter"},
+            {"name": "whitespace", "transform": "whitespace"}
+        ],
+        "probes": ["", "good", "GOOD", "ß", "not good at all"]
+    });
+    let specs: Vec<String> = (0..5)
+        .map(|k| {
+            let head = format!("cmd:python3 examples/profile/student.py --variant {k} --padding ");
+            let pad = "x".repeat(400 - head.len());
+            format!("{head}{pad}")
+        })
+        .collect();
+    scenario_comparison(&generated_texts(400), &suite.to_string(), &specs)
+}
+
+/// Two extractors compared against a careful teacher.
+pub fn extractor_comparison() -> Value {
+    let suite = extract_suite();
+    let teacher = PerItemFn::new(|t: &str| parse(t, true));
+    let careless = PerItemFn::new(|t: &str| parse(t, false));
+    let careful = PerItemFn::new(|t: &str| parse(t, true));
+    let students: [(&str, &dyn Model); 2] = [
+        ("http://127.0.0.1:8001/extract", &careless),
+        ("http://127.0.0.1:8002/extract", &careful),
+    ];
+    extractive::compare_students(
+        &teacher,
+        &students,
+        &EXTRACT_TEXTS,
+        &suite,
+        &["name", "city", "age"],
+    )
+    .unwrap()
+    .with_teacher(Some("openai:teacher-large".into()))
+    .to_json()
+}
+
+/// The reviewer's scenario pages, by name.
+pub fn scenario_pages() -> Vec<(&'static str, String)> {
+    vec![
+        ("three-students", page(&[("three.json", three_students())])),
+        ("five-students", page(&[("five.json", five_students())])),
+        (
+            "extract-compare",
+            page(&[("extract-compare.json", extractor_comparison())]),
+        ),
+        ("typo-score", page(&[("scores.json", typo_scores())])),
     ]
 }
