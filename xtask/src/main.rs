@@ -253,7 +253,7 @@ fn step(name: &str, args: &[&str]) -> Result<()> {
 
 /// The crates whose top-level modules import one another one way only. capkit-report and
 /// profile-stats still have circles (issue 24): they join this list when those are cut.
-const CIRCLE_FREE: &[&str] = &["crates/typo-tasks"];
+const CIRCLE_FREE: &[&str] = &["crates/typo-generators", "crates/typo-tasks"];
 
 /// `scripts/module_cycles.py` over [`CIRCLE_FREE`]: fails, printing the circle, if one came back.
 fn module_cycles() -> Result<()> {

@@ -287,7 +287,7 @@ fn homoglyph(p: &Params<'_>) -> Result<Transform, ResolveError> {
             }
         };
         Arc::new(
-            typo_tasks::Data::english()
+            typo_generators::Data::english()
                 .homoglyphs
                 .iter()
                 .filter_map(|(k, v)| {
@@ -314,7 +314,7 @@ fn homoglyph(p: &Params<'_>) -> Result<Transform, ResolveError> {
 #[cfg(feature = "typo-tasks")]
 fn keyboard(p: &Params<'_>) -> Result<Transform, ResolveError> {
     use std::sync::Arc;
-    let layout = typo_tasks::Keyboard::by_name(p.str("layout")?)
+    let layout = typo_generators::Keyboard::by_name(p.str("layout")?)
         .map_err(|e| ResolveError::Invalid(format!("layout: {e}")))?;
     let grid: Vec<Vec<char>> = layout.rows().iter().map(|r| r.chars().collect()).collect();
     let key = |r: usize, c: usize| grid.get(r).and_then(|row| row.get(c)).copied();
@@ -483,7 +483,7 @@ pub(crate) static DESCRIPTORS: &[Descriptor] = &[
             Param::seed(),
             Param {
                 name: "layout",
-                ty: ParamType::Choice(&typo_tasks::Keyboard::NAMES),
+                ty: ParamType::Choice(&typo_generators::Keyboard::NAMES),
                 default: Some("\"qwerty\""),
                 doc: "typo-tasks keyboard layout",
             },

@@ -76,7 +76,7 @@ fn assert_close(name: &str, rate: f64, changed: usize, eligible: usize) {
 
 #[test]
 fn typo_generators_change_tokens_at_rate_and_only_to_members_of_their_set() {
-    let registry = typo_tasks::Registry::new(&typo_tasks::Data::english());
+    let registry = typo_generators::Registry::new(&typo_generators::Data::english());
     let text = corpus(6_000);
     let before = tokens(&text);
     for task in registry.iter() {

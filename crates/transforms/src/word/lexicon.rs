@@ -289,7 +289,7 @@ impl Lexicon {
 /// see typo-tasks' `data/README.md`) as group rows, keeping only members that are single lexical
 /// words (the rest could never match).
 fn homophones() -> Rows {
-    let data = typo_tasks::Data::english();
+    let data = typo_generators::Data::english();
     let rows = data
         .homophones
         .into_iter()

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use suite_core::{ResolveError, Transform};
-use typo_tasks::{CATALOG, Data, Keyboard, Registry, Task, Variant};
+use typo_generators::{CATALOG, Data, Keyboard, Registry, Task, Variant};
 
 use crate::descriptor::{BuildFn, Descriptor, Kind, Level};
 use crate::param::{Param, ParamType, Params};
@@ -44,7 +44,8 @@ pub fn ids() -> impl Iterator<Item = &'static str> {
 
 /// Whether generator `id` reads a keyboard layout (`acs`, `aci`, `rar`): those take `layout`.
 pub fn uses_layout(id: &str) -> bool {
-    typo_tasks::task_info(id).is_some_and(|info| info.table == Some(typo_tasks::Table::Keyboard))
+    typo_generators::task_info(id)
+        .is_some_and(|info| info.table == Some(typo_generators::Table::Keyboard))
 }
 
 /// One typo generator applied token by token with probability `rate`.
@@ -60,14 +61,15 @@ impl TypoTask {
     /// and `rar`).
     pub fn new(id: &str, rate: f64, layout: &str) -> Result<TypoTask, String> {
         let registry = registry(layout)?;
-        let task = registry
-            .get(id)
-            .cloned()
-            .ok_or_else(|| match typo_tasks::task_info(id) {
-                // English data fills every table, so this is a generator without data.
-                Some(_) => format!("typo generator `{id}` has no data in the English tables"),
-                None => format!("unknown typo generator `{id}`; known: {}", ids_list()),
-            })?;
+        let task =
+            registry
+                .get(id)
+                .cloned()
+                .ok_or_else(|| match typo_generators::task_info(id) {
+                    // English data fills every table, so this is a generator without data.
+                    Some(_) => format!("typo generator `{id}` has no data in the English tables"),
+                    None => format!("unknown typo generator `{id}`; known: {}", ids_list()),
+                })?;
         Ok(TypoTask {
             task,
             rate: Probability::new(rate),

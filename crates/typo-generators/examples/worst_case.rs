@@ -1,5 +1,5 @@
 //! Worst cases per task at the maximum name length: for adversarial names of
-//! [`MAX_NAME_LEN`](typo_tasks::MAX_NAME_LEN) bytes (every numeral word, every digit, one letter
+//! [`MAX_NAME_LEN`](typo_generators::MAX_NAME_LEN) bytes (every numeral word, every digit, one letter
 //! repeated, dots and hyphens, IDN letters, homoglyph-rich text), the largest expected set, its
 //! bytes (and the task's output estimate, as JSON, for that input), and the slowest generation,
 //! per task, with the shipped English data and QWERTY.
@@ -7,10 +7,10 @@
 //!
 //! Times are this thread's CPU time, so a loaded machine inflates them less than wall time.
 //!
-//! `cargo run --release -p capkit-typo-tasks --example worst_case`
+//! `cargo run --release -p capkit-typo-generators --example worst_case`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use typo_tasks::{Data, MAX_NAME_LEN, Registry};
+use typo_generators::{Data, MAX_NAME_LEN, Registry};
 
 /// `seed` repeated and cut to at most `MAX_NAME_LEN` bytes on a char boundary.
 fn fill(seed: &str) -> String {

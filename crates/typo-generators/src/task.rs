@@ -128,7 +128,7 @@ pub fn task_info(id: &str) -> Option<&'static TaskInfo> {
 /// was registered with, so it is cheap to clone and `Send + Sync`.
 ///
 /// ```
-/// use typo_tasks::{Data, Registry};
+/// use typo_generators::{Data, Registry};
 /// let registry = Registry::new(&Data::default());
 /// let co = registry.get("co").unwrap();
 /// let got: Vec<String> = co.expect("google").iter().map(|v| v.to_string()).collect();
@@ -194,7 +194,7 @@ impl Task {
     /// reuses one buffer instead of allocating (and growing) one per set.
     ///
     /// ```
-    /// use typo_tasks::{Data, Registry};
+    /// use typo_generators::{Data, Registry};
     /// let registry = Registry::new(&Data::default());
     /// let mut set = Vec::new();
     /// for input in ["ab", "google"] {

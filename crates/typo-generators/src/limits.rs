@@ -9,7 +9,7 @@
 //!
 //! # Worst cases per name
 //!
-//! Measured with `cargo run --release -p capkit-typo-tasks --example worst_case` (English data,
+//! Measured with `cargo run --release -p capkit-typo-generators --example worst_case` (English data,
 //! QWERTY, eleven adversarial 253-byte names: numeral words and digit keys run together, digits,
 //! digit runs, one letter repeated, letters, vowels, dots and hyphens, IDN letters,
 //! homoglyph-rich text; the largest set, its bytes, [`Task::output_estimate`] (JSON bytes) for
@@ -56,7 +56,7 @@
 //! share by these figures. `sp`'s slowest call is its first, which compiles its rules.
 
 use crate::Task;
-use crate::jsonl::escaped_str_len;
+use crate::json::escaped_str_len;
 use crate::task::Generator;
 // Defined beside the walk it bounds (so the generators import nothing from here); documented
 // with the other limits.
@@ -74,7 +74,7 @@ impl Task {
     /// the estimate assumes.
     ///
     /// ```
-    /// use typo_tasks::{Data, Registry};
+    /// use typo_generators::{Data, Registry};
     /// let registry = Registry::new(&Data::english());
     /// let gi = registry.get("gi").unwrap();
     /// let json: usize = gi.expect("ab").iter().map(|v| v.len() + 3).sum();

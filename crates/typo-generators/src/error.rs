@@ -1,6 +1,6 @@
 //! The crate's error type.
 
-/// Everything that can go wrong in `typo-tasks`: only loading data can fail; generating never does.
+/// Everything that can go wrong in `typo-generators`: only loading data can fail; generating never does.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum Error {
     /// The text handed to [`Data::from_json_str`](crate::Data::from_json_str) is not JSON at all.

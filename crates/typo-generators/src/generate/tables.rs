@@ -402,7 +402,7 @@ impl Numerals {
             .flat_map(|(k, v)| [(k, v), (v, k)])
             .map(|(from, to)| {
                 let from = (from.len() as u64).max(1);
-                crate::jsonl::escaped_str_len(to).div_ceil(from)
+                crate::json::escaped_str_len(to).div_ceil(from)
             })
             .max()
             .unwrap_or(1)

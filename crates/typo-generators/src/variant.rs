@@ -20,7 +20,7 @@ use std::hash::{Hash, Hasher};
 /// inline variant re-validates its (at most 30) bytes, which is cheap.
 ///
 /// ```
-/// use typo_tasks::Variant;
+/// use typo_generators::Variant;
 /// let a = Variant::from("ab".to_string());
 /// let b = Variant::from_bytes(vec![0x61, 0xC3]); // not UTF-8
 /// assert_eq!(a.as_str(), Some("ab"));

@@ -15,7 +15,7 @@ use crate::{Data, Needs};
 /// [`unregistered`](Self::unregistered) says which were left out and why.
 ///
 /// ```
-/// use typo_tasks::{Data, Registry};
+/// use typo_generators::{Data, Registry};
 /// let empty = Registry::new(&Data::default());
 /// assert_eq!(empty.ids(), ["bf", "co", "cr", "cs", "dhs", "di", "do", "hi", "ho", "sp", "tos"]);
 /// assert_eq!(empty.why_unregistered("hr").unwrap().to_string(),

@@ -19,7 +19,7 @@ use crate::Error;
 /// | `dvorak` | `1234567890` / `   pyfgcrl` / `aoeuidhtns` / ` qjkxbmwvz` |
 ///
 /// ```
-/// use typo_tasks::Keyboard;
+/// use typo_generators::Keyboard;
 /// let kb = Keyboard::by_name("azerty").unwrap();
 /// assert_eq!(kb.rows()[1], "azertyuiop");
 /// assert_eq!(Keyboard::default(), Keyboard::by_name("qwerty").unwrap());

@@ -14,7 +14,7 @@ use crate::{Error, Keyboard};
 /// [`Registry`](crate::Registry)). Maps are `BTreeMap`s so nothing depends on hash order.
 ///
 /// ```
-/// use typo_tasks::Data;
+/// use typo_generators::Data;
 /// let data = Data::from_json_str(r#"{"vowels": ["a", "e"], "keyboard": ["qwe", "asd"]}"#).unwrap();
 /// assert_eq!(data.vowels, ["a", "e"]);
 /// assert!(data.graphemes.is_empty());
