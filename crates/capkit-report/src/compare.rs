@@ -386,5 +386,8 @@ fn probes(students: &[(&String, &ProfileReport, Figures)]) -> Markup {
             columns.push((name.as_str(), &p.student));
         }
     }
-    probes_section(&columns)
+    let texts = students
+        .iter()
+        .find_map(|(_, r, _)| r.suite.probe_texts.as_deref());
+    probes_section(&columns, texts)
 }

@@ -307,7 +307,7 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
             (abstention_section(report, a, ids))
         }
         @if let Some(p) = &report.probes {
-            (probes_section(&[("teacher", &p.teacher), ("student", &p.student)]))
+            (probes_section(&[("teacher", &p.teacher), ("student", &p.student)], report.suite.probe_texts.as_deref()))
         }
         (methods(level, sampled(report)))
         // What was run, with its hashes and versions: at the end, not in the reader's way.
@@ -346,30 +346,41 @@ pub(crate) fn suite_rows(report: &ProfileReport) -> Markup {
             format!("{transform} {}", params.join(" "))
         })
     };
-    let corruptions: Vec<String> = suite
+    // (name, what it is): the name is the user's, bidi-isolated in the list.
+    let corruptions: Vec<(&str, Option<String>)> = suite
         .corruptions
         .iter()
-        .map(|c| match (spec(&c.name), &c.family, c.severity) {
-            (Some(t), _, Some(s)) => format!("{} ({t}; severity {})", c.name, number(s)),
-            (Some(t), _, None) => format!("{} ({t})", c.name),
-            (None, Some(f), Some(s)) => format!("{} ({f} {})", c.name, number(s)),
-            _ => c.name.clone(),
+        .map(|c| {
+            let what = match (spec(&c.name), &c.family, c.severity) {
+                (Some(t), _, Some(s)) => Some(format!("{t}; severity {}", number(s))),
+                (Some(t), _, None) => Some(t),
+                (None, Some(f), Some(s)) => Some(format!("{f} {}", number(s))),
+                _ => None,
+            };
+            (c.name.as_str(), what)
         })
         .collect();
-    let invariances: Vec<String> = suite
+    let invariances: Vec<(&str, Option<String>)> = suite
         .invariances
         .iter()
-        .map(|name| match spec(name) {
-            Some(t) => format!("{name} ({t})"),
-            None => name.clone(),
-        })
+        .map(|name| (name.as_str(), spec(name)))
         .collect();
+    let list = |stages: &[(&str, Option<String>)]| {
+        html! {
+            @if stages.is_empty() { "none" }
+            @for (k, (name, what)) in stages.iter().enumerate() {
+                @if k > 0 { ", " }
+                bdi { (name) }
+                @if let Some(what) = what { " (" (what) ")" }
+            }
+        }
+    };
     html! {
         dt { "Suite" }
         dd {
             @if let Some(f) = &suite.fingerprint { span.spec { (f) } br; }
-            "corruptions: " (if corruptions.is_empty() { "none".to_owned() } else { corruptions.join(", ") }) br;
-            "invariances: " (if invariances.is_empty() { "none".to_owned() } else { invariances.join(", ") }) br;
+            "corruptions: " (list(&corruptions)) br;
+            "invariances: " (list(&invariances)) br;
             (suite.probes) " probes"
         }
         @if let Counts::Classify(c) = &report.counts && let Some(sample) = &c.sample {
@@ -940,8 +951,12 @@ pub(crate) fn comparison_abstention(
 
 /// The probes' raw predictions, one column per model (the first is the reference every other
 /// column is compared with); rows where any prediction differs from the first are highlighted.
-pub(crate) fn probes_section(columns: &[(&str, &Vec<Label>)]) -> Markup {
+///
+/// `texts` are the probe texts when the report carries them (`suite.probe_texts`, which the
+/// command line records): each row then shows its probe's text, not only its number.
+pub(crate) fn probes_section(columns: &[(&str, &Vec<Label>)], texts: Option<&[String]>) -> Markup {
     let rows = columns.iter().map(|c| c.1.len()).max().unwrap_or(0);
+    let texts = texts.filter(|t| t.len() == rows);
     let cell = |c: usize, r: usize| columns.get(c).and_then(|col| col.1.get(r));
     let differs = |r: usize| {
         let first = cell(0, r).map(|l| py_str(l).into_owned());
@@ -958,6 +973,7 @@ pub(crate) fn probes_section(columns: &[(&str, &Vec<Label>)]) -> Markup {
                     caption { "Probe predictions" }
                     thead { tr {
                         th.num scope="col" { "probe" }
+                        @if texts.is_some() { th scope="col" { "text" } }
                         @for (name, _) in columns { th scope="col" { (name) } }
                         th scope="col" { "same?" }
                     } }
@@ -965,6 +981,13 @@ pub(crate) fn probes_section(columns: &[(&str, &Vec<Label>)]) -> Markup {
                         @for r in 0..rows {
                             tr.differs[differs(r)] {
                                 td.num { (r + 1) }
+                                @if let Some(texts) = texts {
+                                    td.text { @match texts.get(r).map(String::as_str) {
+                                        Some("") => em { "(empty text)" },
+                                        Some(t) => span.spec { (t) },
+                                        None => "—",
+                                    } }
+                                }
                                 @for c in 0..columns.len() {
                                     td.text { @match cell(c, r) { Some(l) => span.spec { (py_str(l)) }, None => "—" } }
                                 }
@@ -995,7 +1018,7 @@ pub(crate) fn methods(level: f64, sampled: bool) -> Markup {
                     "a difference is called significant when the adjusted p < " (number(((1.0 - level) * 1e9).round() / 1e9)) "." }
                 li { "Severity curves pool the stages of equal severity; the break-even severity is interpolated linearly where a curve first falls below the threshold; the area is normalised by the largest severity." }
                 @if sampled {
-                    li { "Figures marked (estimated): the teacher answered the corrupted and rewritten versions of a seeded uniform sample of the texts only. Each is a power-tuned prediction-powered estimate (PPI++) of the full profile's value, from the sampled texts' teacher answers and a surrogate on every text (the student's answer against the teacher's clean answer; the student's own change), with a normal interval; the p-values of those stages are exact McNemar tests on the sampled texts, and their curve points are the sampled texts' rates." }
+                    li { "Figures marked (estimated): the teacher answered the corrupted and rewritten versions of a seeded uniform sample of the texts only. Each is a power-tuned prediction-powered estimate (PPI++) of the full profile's value, from the sampled texts' teacher answers and a surrogate on every text (the student's answer against the teacher's clean answer; the student's own change), with a normal interval; the p-values of those stages are McNemar score tests on the sampled texts (Holm-adjusted with the rest), and their curve points are the sampled texts' rates." }
                 }
             }
         }

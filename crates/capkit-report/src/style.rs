@@ -25,6 +25,7 @@ section.verdict-first ul.verdicts li { margin: 4px 0; }
 table.ranking td { white-space: normal; }
 section.provenance { margin-top: 36px; border-top: 1px solid #ccc; font-size: .9em; }
 .spec, code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .92em; overflow-wrap: anywhere; }
+.spec { unicode-bidi: plaintext; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }

@@ -178,3 +178,40 @@ fn the_five_student_page_is_small_and_names_each_spec_once() {
     assert!(!html.contains("> تصحيف_50 <"));
     assert!(html.contains("<bdi>تصحيف_50</bdi>"));
 }
+
+/// Every piece of user text in a sentence is bidi-isolated: on the five-student page each
+/// occurrence of the Arabic stage name and probe text is inside `<bdi>` or a `.spec` span
+/// (`unicode-bidi: plaintext`), or is the whole content of a table cell, an SVG text or the
+/// chart's (unrendered) description, each its own bidi paragraph.
+#[test]
+fn user_text_is_bidi_isolated() {
+    let (_, html) = common::scenario_pages()
+        .into_iter()
+        .find(|(n, _)| *n == "five-students")
+        .unwrap();
+    let mut seen = 0;
+    for needle in ["تصحيف_50", "ليس good جيدا"] {
+        for (at, _) in html.match_indices(needle) {
+            seen += 1;
+            let before = &html[..at];
+            let after = &html[at + needle.len()..];
+            let opened = before.rfind('<').map_or("", |i| &before[i..]);
+            let isolated = opened == "<bdi>"
+                || opened == r#"<span class="spec">"#
+                || (opened.ends_with('>')
+                    && ["<th", "<td", "<text", "<dd"]
+                        .iter()
+                        .any(|t| opened.starts_with(t))
+                    && after.starts_with("</"))
+                || before
+                    .rfind("<desc")
+                    .is_some_and(|d| before.rfind("</desc>").is_none_or(|e| e < d));
+            assert!(
+                isolated,
+                "{needle:?} not isolated at byte {at}: …{}…",
+                &html[before.len().saturating_sub(120)..(at + needle.len() + 40).min(html.len())]
+            );
+        }
+    }
+    assert!(seen > 5, "{seen}");
+}

@@ -204,6 +204,9 @@ fn offline_example_page() {
         "Abstention",
         "already below the 90.0 % threshold on the clean texts",
         "no significant difference at any stage (smallest Holm-adjusted p = 0.072)",
+        // The suite's probe texts, recorded in the reports, beside their predictions.
+        "<em>(empty text)</em>",
+        r#"<span class="spec">GOOD</span>"#,
     ] {
         assert!(html.contains(expected), "{expected:?} is not on the page");
     }

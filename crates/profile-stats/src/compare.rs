@@ -338,6 +338,16 @@ impl Comparison {
         self
     }
 
+    /// Every report with its suite's probe texts (see
+    /// [`crate::SuiteDescriptor::probe_texts`]).
+    pub fn with_probe_texts(mut self, texts: impl IntoIterator<Item = String>) -> Comparison {
+        let texts: Vec<String> = texts.into_iter().collect();
+        for report in self.students.values_mut() {
+            report.suite.probe_texts = Some(texts.clone());
+        }
+        self
+    }
+
     /// Every report with its suite's fingerprint.
     pub fn with_suite_fingerprint(mut self, fingerprint: Option<String>) -> Comparison {
         for report in self.students.values_mut() {

@@ -45,6 +45,7 @@
 //!     invariances: vec!["case".into()],
 //!     probes: 0,
 //!     transforms: None,
+//!     probe_texts: None,
 //! };
 //! // A fold over texts: (clean agree, corrupted agree, student changed, teacher changed).
 //! let fold = |texts: &[(bool, bool, bool, bool)]| {

@@ -55,6 +55,11 @@ pub struct SuiteDescriptor {
     /// still read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transforms: Option<indexmap::IndexMap<String, Value>>,
+    /// The probe texts, in order, when known (the command line records them from the suite
+    /// file, so that a page shows each probe's text beside its predictions, not its number).
+    /// Absent from reports of suites built in code and from older reports, which still read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_texts: Option<Vec<String>>,
 }
 
 impl SuiteDescriptor {
@@ -78,6 +83,7 @@ impl SuiteDescriptor {
             invariances: invariances.into_iter().map(str::to_owned).collect(),
             probes,
             transforms: None,
+            probe_texts: None,
         }
     }
 
@@ -282,6 +288,12 @@ impl ProfileReport {
         self
     }
 
+    /// The report with its suite's probe texts (see [`SuiteDescriptor::probe_texts`]).
+    pub fn with_probe_texts(mut self, texts: impl IntoIterator<Item = String>) -> Self {
+        self.suite.probe_texts = Some(texts.into_iter().collect());
+        self
+    }
+
     /// The report with its suite's fingerprint.
     pub fn with_suite_fingerprint(mut self, fingerprint: Option<String>) -> Self {
         self.suite.fingerprint = fingerprint;
@@ -393,6 +405,18 @@ impl ProfileReport {
                     invariances.join(", "),
                     suite_corruptions.join(", "),
                     suite_invariances.join(", ")
+                ),
+            });
+        }
+        if let Some(texts) = &self.suite.probe_texts
+            && texts.len() != self.suite.probes
+        {
+            return Err(Error::Invalid {
+                at: "suite.probe_texts".into(),
+                message: format!(
+                    "has {} texts for the suite's {} probes",
+                    texts.len(),
+                    self.suite.probes
                 ),
             });
         }

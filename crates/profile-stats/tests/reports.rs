@@ -33,6 +33,7 @@ fn suite() -> SuiteDescriptor {
         invariances: vec!["case".into()],
         probes: 0,
         transforms: None,
+        probe_texts: None,
     }
 }
 
@@ -273,6 +274,27 @@ fn golden_report_json_shape() {
         })
         .collect();
     insta::assert_json_snapshot!("extract_report", extract(&texts).to_json());
+}
+
+/// Probe texts are optional: written when known, read back, absent from older reports (which
+/// still read), and refused when their number is not the suite's.
+#[test]
+fn probe_texts_round_trip_and_are_checked() {
+    let a = classify(&[(true, [true; 3], (false, false), (false, false))]);
+    assert!(a.to_json()["suite"].get("probe_texts").is_none());
+    let mut with = a.clone();
+    with.suite.probes = 2;
+    let with = with.with_probe_texts(["".to_owned(), "ليس جيدا".to_owned()]);
+    let json = with.to_json();
+    assert_eq!(json["suite"]["probe_texts"][1], "ليس جيدا");
+    assert_eq!(ProfileReport::from_json(&json).unwrap(), with);
+    let mut wrong = json.clone();
+    wrong["suite"]["probe_texts"] = serde_json::json!(["only one"]);
+    let err = ProfileReport::from_json(&wrong).unwrap_err().to_string();
+    assert!(
+        err.contains("suite.probe_texts") && err.contains("has 1 texts for the suite's 2 probes"),
+        "{err}"
+    );
 }
 
 #[test]

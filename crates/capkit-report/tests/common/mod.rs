@@ -349,6 +349,7 @@ fn scenario_student(k: usize) -> impl Model {
 }
 
 fn scenario_comparison(texts: &[String], suite: &str, specs: &[String]) -> Value {
+    let probes = SuiteSpec::from_json_str(suite).unwrap().probes;
     let suite = SuiteSpec::from_json_str(suite).unwrap().build().unwrap();
     let models: Vec<_> = (0..specs.len()).map(scenario_student).collect();
     let students: Vec<(&str, &dyn Model)> = specs
@@ -359,6 +360,7 @@ fn scenario_comparison(texts: &[String], suite: &str, specs: &[String]) -> Value
     capture::compare_students(&teacher(), &students, texts, &suite)
         .unwrap()
         .with_teacher(Some("cmd:python3 examples/profile/teacher.py".into()))
+        .with_probe_texts(probes)
         .to_json()
 }
 
@@ -386,7 +388,7 @@ pub fn five_students() -> Value {
             {"name": "case", "transform": "case_jitter"},
             {"name": "whitespace", "transform": "whitespace"}
         ],
-        "probes": ["", "good", "GOOD", "ß", "not good at all"]
+        "probes": ["", "good", "GOOD", "ß", "not good at all", "ليس good جيدا"]
     });
     let specs: Vec<String> = (0..5)
         .map(|k| {

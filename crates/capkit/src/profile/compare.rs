@@ -137,7 +137,8 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .with_teacher(Some(teacher_spec.to_string()))
         .with_settings(stats)
         .with_suite_fingerprint(Some(report::fingerprint(spec)))
-        .with_suite_transforms(report::stage_transforms(spec));
+        .with_suite_transforms(report::stage_transforms(spec))
+        .with_probe_texts(spec.probes.iter().cloned());
     let mut json = comparison.to_json();
     if let serde_json::Value::Object(map) = &mut json {
         map.insert("texts".to_owned(), report::texts_block(texts));
