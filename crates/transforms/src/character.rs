@@ -179,21 +179,50 @@ fn char_swap(p: &Params<'_>) -> Result<Transform, ResolveError> {
         return Ok(identity());
     }
     Ok(seeded("char_swap", seed, move |text, rng| {
-        let mut chars: Vec<char> = text.chars().collect();
-        for word in words(&chars) {
-            if word.len() < 2 {
-                continue;
-            }
-            for i in word.clone() {
-                if rng.chance(rate) {
-                    let k = rng.below(word.len() - 1);
-                    let j = word.start + if word.start + k >= i { k + 1 } else { k };
-                    chars.swap(i, j);
-                }
-            }
+        if text.is_ascii() {
+            // ASCII letters and digits are exactly the ASCII characters `eligible` accepts, and
+            // swapping ASCII bytes keeps the text UTF-8: the same draws without decoding.
+            let mut bytes = text.as_bytes().to_vec();
+            swap_within_words(&mut bytes, |b| b.is_ascii_alphanumeric(), rate, rng);
+            return String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         }
+        let mut chars: Vec<char> = text.chars().collect();
+        swap_within_words(&mut chars, eligible, rate, rng);
         chars.into_iter().collect()
     }))
+}
+
+/// `char_swap`'s walk: for each run of two or more `in_word` items, left to right, each position
+/// chosen with probability `rate` swapped with another position of its run drawn uniformly.
+/// Swaps stay inside a run, so finding the runs as the walk goes sees the runs of the input.
+fn swap_within_words<T: Copy>(
+    items: &mut [T],
+    in_word: impl Fn(T) -> bool,
+    rate: Probability,
+    rng: &mut TextRng,
+) {
+    let mut end = 0;
+    while let Some(offset) = items
+        .get(end..)
+        .and_then(|rest| rest.iter().position(|&c| in_word(c)))
+    {
+        let start = end + offset;
+        let len = items
+            .get(start..)
+            .map_or(0, |rest| rest.iter().take_while(|&&c| in_word(c)).count());
+        end = start + len;
+        if len < 2 {
+            continue;
+        }
+        for i in start..end {
+            if rng.chance(rate) {
+                let k = rng.below(len - 1);
+                let j = start + if start + k >= i { k + 1 } else { k };
+                items.swap(i, j);
+            }
+        }
+    }
 }
 
 /// Each word (a run of letters and digits, two or more) chosen with probability `rate` is
@@ -517,6 +546,33 @@ mod tests {
                     assert!(r.is_ascii_lowercase());
                 }
             }
+        }
+    }
+
+    #[test]
+    fn char_swap_draws_alike_on_ascii_bytes_and_on_characters() {
+        let text = "Swap 42 letters, in words: a bc def0 ghij! x\ty";
+        for seed in 0..50 {
+            let rng = || {
+                TextRng::new(
+                    &suite_core::TextHash::of(text),
+                    &crate::rng::Domain::of("t"),
+                    seed,
+                )
+            };
+            let mut bytes = text.as_bytes().to_vec();
+            swap_within_words(
+                &mut bytes,
+                |b| b.is_ascii_alphanumeric(),
+                Probability::new(0.4),
+                &mut rng(),
+            );
+            let mut chars: Vec<char> = text.chars().collect();
+            swap_within_words(&mut chars, eligible, Probability::new(0.4), &mut rng());
+            assert_eq!(
+                String::from_utf8(bytes).ok(),
+                Some(chars.into_iter().collect::<String>())
+            );
         }
     }
 
