@@ -46,6 +46,11 @@
 //!   reported as a learned rule.
 //! * [`describe`] / [`Stats`] count a corpus; [`Fingerprint`] (BLAKE3 of the JSONL bytes)
 //!   identifies it.
+//! * [`write_jsonl_stream`]: a whole corpus as JSONL in bounded memory on every core (chunks
+//!   of names generated in parallel, written in corpus order: the bytes of [`emit`],
+//!   [`assign`] and [`write_jsonl`] over the same names), with its [`Stats`] and
+//!   [`Fingerprint`]; names come from any [`NameSource`] (`capkit typo emit`'s corpus file,
+//!   or a [`NameList`] in memory).
 //!
 //! ```
 //! use typo_tasks::{DEFAULT_RATIO, Data, Registry, assign, emit, select, write_jsonl};
@@ -70,6 +75,7 @@ mod score;
 mod select;
 mod split;
 mod stats;
+mod stream;
 
 // The generators, re-exported (see "Moved to `typo-generators`" above).
 pub use typo_generators::{
@@ -91,3 +97,4 @@ pub use split::{
     DEFAULT_RATIO, Ratio, Splitter, TEST, TRAIN, VAL, assign, leakage, split_hash, split_position,
 };
 pub use stats::{Fingerprint, FingerprintWriter, Stats, StatsBuilder, describe};
+pub use stream::{NameList, NameSource, StreamError, StreamOptions, Streamed, write_jsonl_stream};

@@ -1,49 +1,22 @@
 //! `capkit typo emit`: the main job.
 //!
-//! The corpus streams through in chunks of names: each chunk is generated and encoded in
-//! parallel (rayon, runs of [`BLOCK`] names per task, each run into one buffer that the writer
-//! hands back for reuse, and one set buffer per run for every task's answer), then written in
-//! corpus order, so memory is bounded by one chunk and the bytes are exactly those of a
-//! single-threaded run.
+//! The corpus file streams through the harness's emitter (`typo_tasks::write_jsonl_stream`:
+//! chunks of names generated in parallel and written in corpus order, memory bounded by one
+//! chunk, the bytes exactly those of a single-threaded run); this module reads the flags, opens
+//! the corpus and the output, draws the progress bar and words the outcome.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
-use std::sync::{Mutex, mpsc};
 
-use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use typo_tasks::{
-    ExampleRef, FingerprintWriter, HarnessError, Needs, Ratio, Splitter, StatsBuilder, Task,
-    encode_example_ref,
+    HarnessError, Needs, Ratio, Splitter, StreamError, StreamOptions, Streamed, write_jsonl_stream,
 };
 
 use super::names::Names;
 use super::output::Sink;
 use super::{RegistryArgs, display, needs_heading, select_tasks};
-
-/// Names generated and encoded per parallel batch: big enough to keep both cores busy, small
-/// enough that a batch's output (a few MB) bounds memory.
-const CHUNK: usize = 256;
-
-/// Estimated output bytes per chunk (see [`name_estimate`]): chunks of long or numeral-dense
-/// names hold fewer names, so memory stays bounded whatever the names.
-const CHUNK_BUDGET: u64 = 32 << 20;
-
-/// An upper estimate of the JSONL bytes `name` gives with these tasks: each task's estimate of
-/// its expected set ([`Task::output_estimate`], which also bounds the set's own memory), plus the
-/// rest of each line (the name and source, escaped at worst, and the rest). A name of the worst
-/// kind (253 bytes with 17 or more numerals, see `typo_tasks::limits`) is estimated above the
-/// whole budget, so it forms a chunk of its own: memory then is that one name's output
-/// (about 80 MB of variants and as much JSONL for `cns`/`ons`).
-fn name_estimate(tasks: &[&Task], name: &str, source: &str) -> u64 {
-    let line = 6 * (name.len() as u64 + source.len() as u64) + 64;
-    tasks
-        .iter()
-        .map(|t| t.output_estimate(name).saturating_add(line))
-        .fold(0u64, u64::saturating_add)
-}
 
 /// Arguments of `capkit typo emit`.
 #[derive(Debug, clap::Args)]
@@ -113,93 +86,6 @@ fn parse_ratio(s: &str) -> Result<Ratio, String> {
     Ok(ratio)
 }
 
-/// Names encoded by one parallel task: a run of consecutive names, their JSONL in one buffer.
-const BLOCK: usize = 8;
-
-/// Encoded blocks of buffers bigger than this are not kept for reuse (a name of the worst kind
-/// writes tens of MB; memory goes back to the allocator with it).
-const KEEP_BUFFER: usize = 8 << 20;
-
-/// The encoded output of a run of consecutive names.
-#[derive(Default)]
-struct Block {
-    bytes: Vec<u8>,
-    /// `(line, split)` of each name, in order.
-    names: Vec<(usize, &'static str)>,
-    /// `(name index in the block, task index, variants)` of every example written.
-    facts: Vec<(usize, usize, usize)>,
-    /// Task index of every example dropped as unrepresentable.
-    dropped: Vec<usize>,
-    /// The first refused example (the block stops there): `(line, error)`.
-    refused: Option<(usize, HarnessError)>,
-}
-
-/// What every name of a run shares.
-struct Emitter<'a> {
-    tasks: &'a [&'a Task],
-    source: &'a str,
-    splitter: Option<&'a Splitter>,
-    with_empty: bool,
-    drop: bool,
-}
-
-impl Emitter<'_> {
-    /// Encodes `names` into `block` (whose buffer is empty), stopping at a refusal.
-    fn encode(&self, names: &[(usize, String)], block: &mut Block) {
-        // One set buffer for every (name, task) of the block.
-        let mut expect = Vec::new();
-        for (line, name) in names {
-            let split = self.splitter.map(|s| s.split_of(name)).unwrap_or("");
-            let at = block.names.len();
-            block.names.push((*line, split));
-            for (i, task) in self.tasks.iter().enumerate() {
-                task.expect_into(name, &mut expect);
-                if expect.is_empty() && !self.with_empty {
-                    continue;
-                }
-                let example = ExampleRef {
-                    task: task.id,
-                    input: name,
-                    expect: (!expect.is_empty()).then_some(expect.as_slice()),
-                    split,
-                    source: self.source,
-                };
-                match encode_example_ref(&example, &mut block.bytes) {
-                    Ok(()) => block.facts.push((at, i, expect.len())),
-                    Err(_) if self.drop => block.dropped.push(i),
-                    Err(err) => {
-                        block.refused = Some((*line, err));
-                        return;
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Byte buffers passed back from the writer for reuse, so encoding rarely allocates or grows one.
-#[derive(Default)]
-struct Buffers(Mutex<Vec<Vec<u8>>>);
-
-impl Buffers {
-    fn take(&self) -> Vec<u8> {
-        self.0
-            .lock()
-            .ok()
-            .and_then(|mut free| free.pop())
-            .unwrap_or_default()
-    }
-
-    fn give(&self, mut buffer: Vec<u8>) {
-        if buffer.capacity() <= KEEP_BUFFER {
-            buffer.clear();
-            if let Ok(mut free) = self.0.lock() {
-                free.push(buffer);
-            }
-        }
-    }
-}
-
 fn progress(total: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
@@ -240,102 +126,50 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
     }
     let sink = Sink::create(args.out.as_deref(), !drop_unrepresentable)?;
     let bar = progress(names.total_bytes);
-    let mut stats = StatsBuilder::new();
-    let mut dropped: BTreeMap<&str, usize> = BTreeMap::new();
     let target = args
         .out
         .as_deref()
         .map(display)
         .unwrap_or_else(|| "stdout".to_owned());
-    // A writer thread takes each block's bytes in corpus order, so writing (and fingerprinting)
-    // overlaps the generation of the next chunk, and hands the buffers back for reuse. The
-    // channel is bounded: memory is at most the chunk being generated, one queued and the one
-    // being written.
-    let emitter = Emitter {
+    let options = StreamOptions {
         tasks: &tasks,
         source: &source,
         splitter: splitter.as_ref(),
         with_empty: args.with_empty,
-        drop: drop_unrepresentable,
+        drop_unrepresentable,
     };
-    let buffers = Buffers::default();
-    let (tx, rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(1);
-    let written = std::thread::scope(|scope| -> anyhow::Result<FingerprintWriter<Sink>> {
-        let buffers = &buffers;
-        let writer = scope.spawn(move || -> std::io::Result<FingerprintWriter<Sink>> {
-            let mut out = FingerprintWriter::new(sink);
-            for chunk in rx {
-                for bytes in chunk {
-                    out.write_all(&bytes)?;
-                    buffers.give(bytes);
-                }
-            }
-            Ok(out)
-        });
-        let generated = (|| -> anyhow::Result<()> {
-            let mut chunk = Vec::with_capacity(CHUNK);
-            loop {
-                chunk.clear();
-                let weight = |name: &str| name_estimate(&tasks, name, &source);
-                let consumed = names.next_chunk(CHUNK, CHUNK_BUDGET, &weight, &mut chunk)?;
-                if consumed == 0 {
-                    return Ok(());
-                }
-                let blocks: Vec<Block> = chunk
-                    .par_chunks(BLOCK)
-                    .map(|names| {
-                        let mut block = Block {
-                            bytes: buffers.take(),
-                            ..Block::default()
-                        };
-                        emitter.encode(names, &mut block);
-                        block
-                    })
-                    .collect();
-                let mut out = Vec::with_capacity(blocks.len());
-                for (block, names_of) in blocks.into_iter().zip(chunk.chunks(BLOCK)) {
-                    for &(at, i, variants) in &block.facts {
-                        stats.add(tasks[i].id, &names_of[at].1, variants, block.names[at].1);
-                    }
-                    for &i in &block.dropped {
-                        *dropped.entry(tasks[i].id).or_default() += 1;
-                    }
-                    if let Some((line, err)) = block.refused {
-                        let what = match &err {
-                            HarnessError::NotRepresentable { task, input } => format!(
-                                "{task}/{input:?} has a variant that is not valid UTF-8 and cannot survive JSONL; \
-                                 pass --drop-unrepresentable to leave such examples out, or leave {task} out of --tasks"
-                            ),
-                            other => other.to_string(),
-                        };
-                        anyhow::bail!(
-                            "{}: line {line}: {what} (nothing was written)",
-                            names.label()
-                        );
-                    }
-                    out.push(block.bytes);
-                }
-                if tx.send(out).is_err() {
-                    // The writer stopped on an error; it is reported below.
-                    return Ok(());
-                }
-                bar.inc(consumed);
-            }
-        })();
-        drop(tx);
-        let out = writer
-            .join()
-            .map_err(|_| anyhow::anyhow!("{target}: the writer thread panicked"))?;
-        // A refusal first (the writer's output is discarded with the temporary file), then a
-        // write error.
-        generated?;
-        out.with_context(|| format!("{target}: cannot write"))
-    })?;
+    let streamed = write_jsonl_stream(&options, &mut names, sink, |n| bar.inc(n));
+    let Streamed {
+        out: sink,
+        fingerprint,
+        stats,
+        dropped,
+    } = match streamed {
+        Ok(streamed) => streamed,
+        Err(StreamError::Names(err)) => return Err(err),
+        Err(StreamError::Refused { line, error }) => {
+            let what = match &error {
+                HarnessError::NotRepresentable { task, input } => format!(
+                    "{task}/{input:?} has a variant that is not valid UTF-8 and cannot survive JSONL; \
+                     pass --drop-unrepresentable to leave such examples out, or leave {task} out of --tasks"
+                ),
+                other => other.to_string(),
+            };
+            anyhow::bail!(
+                "{}: line {line}: {what} (nothing was written)",
+                names.label()
+            );
+        }
+        Err(StreamError::Write(err)) => {
+            return Err(anyhow::Error::new(err).context(format!("{target}: cannot write")));
+        }
+        Err(StreamError::WriterPanicked) => {
+            anyhow::bail!("{target}: the writer thread panicked")
+        }
+    };
     bar.finish_and_clear();
-    let fingerprint = written.fingerprint();
-    written.into_inner().commit()?;
+    sink.commit()?;
 
-    let stats = stats.finish();
     let mut per_needs: BTreeMap<Needs, usize> = BTreeMap::new();
     for task in &tasks {
         *per_needs.entry(task.needs).or_default() +=

@@ -5,6 +5,7 @@ use std::io::{BufRead, BufReader, Read as _};
 use std::path::Path;
 
 use anyhow::Context as _;
+use typo_tasks::NameSource;
 
 use super::display;
 
@@ -75,11 +76,16 @@ impl Names {
     pub(crate) fn label(&self) -> &str {
         &self.label
     }
+}
+
+/// The corpus file as the harness's emitter reads it (progress in bytes read).
+impl NameSource for Names {
+    type Error = anyhow::Error;
 
     /// Appends `(line number, name)` pairs to `out` until it holds `max` names or their
     /// `weight`s (estimated output bytes) reach `budget` (at least one name is always taken);
     /// returns the bytes consumed (0 at the end).
-    pub(crate) fn next_chunk(
+    fn next_chunk(
         &mut self,
         max: usize,
         budget: u64,
