@@ -579,28 +579,36 @@ def test_keyboard_interrupt_stops_the_run_and_leaves_python_usable(tmp_path):
 
 
 def test_ctrl_c_during_a_run_raises_keyboard_interrupt(python_sigint):
-    """A real interrupt of the main thread (what Ctrl-C does) while the Rust runner works."""
+    """A real interrupt of the main thread (what Ctrl-C does) while the Rust runner works.
+
+    The run itself sends the interrupt, from its tenth client call, so it always lands while the
+    runner is working, whatever the machine's load (a timer could fire before or after the run).
+    """
     import _thread
 
-    class Slow:
-        def __init__(self):
+    class Interrupts:
+        def __init__(self, at):
             self.calls = 0
+            self.at = at
+            self.lock = threading.Lock()
 
         def generate(self, prompt):
-            self.calls += 1
-            time.sleep(0.005)
+            with self.lock:
+                self.calls += 1
+                now = self.calls
+            if now == self.at:
+                # From another thread, as a terminal's SIGINT comes: the runner must notice it.
+                sender = threading.Thread(target=_thread.interrupt_main)
+                sender.start()
+                sender.join()
+            time.sleep(0.001)
             return "[]"
 
-    client = Slow()
-    timer = threading.Timer(0.2, _thread.interrupt_main)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            mutator.run_dataset(many_cases(5000), client, concurrency=2)
-    finally:
-        timer.cancel()
-    assert client.calls < 5000
-    assert mutator.run_dataset(many_cases(2), Slow()).summary["evaluated"] == 2
+    client = Interrupts(at=10)
+    with pytest.raises(KeyboardInterrupt):
+        mutator.run_dataset(many_cases(5000), client, concurrency=2)
+    assert 10 <= client.calls < 5000, "the rest of the run was cancelled"
+    assert mutator.run_dataset(many_cases(2), Interrupts(at=None)).summary["evaluated"] == 2
 
 
 def test_progress_is_reported():
