@@ -224,24 +224,37 @@ def test_extractive_capture_profile_equals_mixle(texts, student, teacher, spec, 
     )
 
 
+# Hashable values mixle's records may use as keys (and `fields` may name): 1, 1.0 and True are one.
+hashable_key = st.one_of(
+    st.integers(-2, 2),
+    st.sampled_from([1.0, 0.0, 2**70, -(2**64), True, None, b"k", (1, 2), (1.0, 2), ("a",), ()]),
+)
 record_value = st.recursive(
     st.one_of(
         st.text(text_chars, max_size=6),
         st.integers(-1000, 1000),
-        st.floats(allow_nan=False, allow_infinity=False),
+        # Every value mixle takes that JSON cannot hold: ints beyond 64 bits, NaN, infinities, bytes.
+        st.integers(-(2**80), 2**80),
+        st.floats(),
         st.booleans(),
         st.none(),
+        st.binary(max_size=4),
     ),
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=2), inner, max_size=2)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(st.text(max_size=2), inner, max_size=2),
+        st.dictionaries(hashable_key, inner, max_size=2),
+    ),
     max_leaves=4,
 )
 
 
 @SETTINGS
 @given(
-    record=st.dictionaries(st.one_of(field_name, st.text(max_size=3)), record_value, max_size=5),
+    record=st.dictionaries(st.one_of(field_name, st.text(max_size=3), hashable_key), record_value, max_size=5),
     source=st.one_of(text, st.lists(st.one_of(words, st.text(text_chars, max_size=4), st.integers(0, 99).map(str)), max_size=8).map(" ".join)),
-    fields=st.one_of(st.lists(st.one_of(field_name, st.text(max_size=2)), max_size=5), st.text(max_size=4)),
+    fields=st.one_of(st.lists(st.one_of(field_name, st.text(max_size=2), hashable_key), max_size=5), st.text(max_size=4)),
 )
 def test_validate_extraction_schema_equals_mixle(record, source, fields):
     ours = outcome(capkit_rs.validate_extraction_schema, record, source, fields)
@@ -440,3 +453,95 @@ def test_numpy_record_values_are_their_python_values():
     assert capkit_rs.validate_extraction_schema(record, "ann 3 [1 2]", ["name", "age"]) == mixle_gen.validate_extraction_schema(
         record, "ann 3 [1 2]", ["name", "age"]
     )
+
+
+# Issue 21: record values mixle takes that JSON cannot hold, and non-str suite names; each was
+# refused (TypeError/ValueError) before capkit_rs carried them as Python values.
+NO_STAGES = {"corruptions": {"t": ("typo", 0.3, 0)}, "invariances": {"c": ("case",)}, "probes": []}
+VALUE_TEXTS = ["name: ann age: 3", "name: bob age: 4", "NAME: cy age: 5", "name: ann age: 3"]
+
+
+def assert_extractors_equal_mixle(student, teacher, fields, spec=NO_STAGES):
+    ours_suite, their_suite = suites(spec)
+    ours = capkit_rs.extractive_capture_profile(student, teacher, VALUE_TEXTS, ours_suite, fields=fields)
+    theirs = mixle_gen.extractive_capture_profile(student, teacher, VALUE_TEXTS, their_suite, fields=fields)
+    assert ours == theirs
+    assert key_paths(ours) == key_paths(theirs)
+
+
+def assert_schema_equal_mixle(record, source, fields):
+    ours = capkit_rs.validate_extraction_schema(record, source, fields)
+    theirs = mixle_gen.validate_extraction_schema(record, source, fields)
+    assert ours == theirs
+    # The lists hold the very objects mixle's do (fields given, the record's own keys).
+    for key in ("missing", "ungrounded"):
+        assert [type(x) for x in ours[key]] == [type(x) for x in theirs[key]]
+
+
+def _age(t):
+    return int(t.split()[-1])
+
+
+def test_ints_beyond_64_bits_in_records_equal_mixle():
+    big = 2**70
+    student = lambda ts: [{"name": "ann", "n": big + _age(t) % 2, "f": float(big)} for t in ts]  # noqa: E731
+    teacher = lambda ts: [{"name": "ann", "n": big, "f": big} for t in ts]  # noqa: E731
+    assert_extractors_equal_mixle(student, teacher, ["name", "n", "f"])
+    assert_schema_equal_mixle({"n": 2**70}, f"x {2**70} y", ["n"])
+    assert_schema_equal_mixle({"n": -(2**70), "m": 2**64}, "-1180591620717411303424", ["n", "m"])
+
+
+def test_tuples_in_records_equal_mixle():
+    student = lambda ts: [{"pair": (t.split()[1], _age(t)), "list": [1, 2]} for t in ts]  # noqa: E731
+    teacher = lambda ts: [{"pair": (t.split()[1], float(_age(t))), "list": (1, 2)} for t in ts]  # noqa: E731
+    assert_extractors_equal_mixle(student, teacher, ["pair", "list"])
+    assert_schema_equal_mixle({"p": ("ann", 3), "e": (), "one": (1,)}, "('ann', 3) (1,)", ["p", "e", "one"])
+
+
+def test_bytes_in_records_equal_mixle():
+    student = lambda ts: [{"raw": t.split()[1].encode(), "s": "b'x'"} for t in ts]  # noqa: E731
+    teacher = lambda ts: [{"raw": t.split()[1].lower().encode(), "s": b"x"} for t in ts]  # noqa: E731
+    assert_extractors_equal_mixle(student, teacher, ["raw", "s"])
+    assert_schema_equal_mixle({"b": b"ann", "q": b"it's \"x\"\n\x00\xff", "e": b""}, "b'ann'", ["b", "q", "e"])
+
+
+def test_nan_and_infinities_in_records_equal_mixle():
+    inf = float("inf")
+    # A NaN equals nothing, itself included: never a TP, even in one shared record.
+    shared = {"x": float("nan"), "y": inf}
+    student = lambda ts: [{"x": float("nan"), "y": inf, "z": [float("nan")]} for t in ts]  # noqa: E731
+    teacher = lambda ts: [{"x": float("nan"), "y": inf, "z": [float("nan")]} for t in ts]  # noqa: E731
+    assert_extractors_equal_mixle(student, teacher, ["x", "y", "z"])
+    same = lambda ts: [shared for _ in ts]  # noqa: E731
+    assert_extractors_equal_mixle(same, same, ["x", "y"])
+    assert_extractors_equal_mixle(lambda ts: [{"y": -inf} for _ in ts], lambda ts: [{"y": -inf} for _ in ts], ["y"])
+    assert_schema_equal_mixle({"x": float("nan"), "y": inf, "z": -inf}, "nan -inf", ["x", "y", "z"])
+
+
+def test_non_str_keys_in_records_and_fields_equal_mixle():
+    # Python's dict lookup takes 1, 1.0 and True for one key; (1, 2) and (1.0, 2) too.
+    student = lambda ts: [{1: t.split()[1], (1, 2): "p", None: _age(t)} for t in ts]  # noqa: E731
+    teacher = lambda ts: [{True: t.split()[1], (1.0, 2): "p", None: 3, "1": "s"} for t in ts]  # noqa: E731
+    assert_extractors_equal_mixle(student, teacher, [1, (1, 2), None, "1"])
+    assert_schema_equal_mixle({1: "a", (1, 2): "b", b"k": "", 2**70: "c"}, "a c", [1.0, True, (1, 2), b"k", 2**70, "1"])
+    # Nested dicts with such keys print and compare as Python's do.
+    assert_schema_equal_mixle({"d": {1.0: "x", (1, "a"): b"\x00'"}}, "{1.0: 'x', (1, 'a'): b\"\\x00'\"}", ["d"])
+    nested = lambda ts: [{"d": {1: "x"}} for _ in ts]  # noqa: E731
+    assert_extractors_equal_mixle(nested, lambda ts: [{"d": {1.0: "x"}} for _ in ts], ["d"])
+
+
+def test_non_str_suite_names_equal_mixle():
+    spec = {
+        "corruptions": {1: ("typo", 0.1, 0), "1": ("typo", 0.2, 0), (2, "x"): ("typo", 0.3, 0), None: ("space",)},
+        "invariances": {0.5: ("case",), False: ("space",)},
+        "probes": ["a"],
+    }
+    ours_suite, their_suite = suites(spec)
+    texts = ["good food", "bad Food", "fine"]
+    clf = lambda ts: [t[:2].lower() for t in ts]  # noqa: E731
+    ours = capkit_rs.capture_profile(clf, clf, texts, ours_suite)
+    theirs = mixle_cap.capture_profile(clf, clf, texts, their_suite)
+    assert ours == theirs and key_paths(ours) == key_paths(theirs)
+    assert list(ours["corruptions"]) == [1, "1", (2, "x"), None]
+    rec = lambda ts: [{"w": t.split()[0].lower()} for t in ts]  # noqa: E731
+    assert_extractors_equal_mixle(rec, rec, ["w"], spec)

@@ -239,7 +239,7 @@ def _raising_corruption(t):
 
 def test_errors_outside_model_batches_name_side_shard_stage_and_texts():
     # Issue 21: a raising corruption, a record Ray would accept but the single process refuses (a
-    # tuple, NaN) and a failing constructor came back as raw multi-line Ray errors.
+    # set, any custom object) and a failing constructor came back as raw multi-line Ray errors.
     s = CapabilitySuite(corruptions={"bad": _raising_corruption})
     with pytest.raises(RuntimeError) as err:
         capkit_ray.profile(TEXTS[:20], s, student=student_fn, teacher=student_fn, shards=2)
@@ -247,12 +247,12 @@ def test_errors_outside_model_batches_name_side_shard_stage_and_texts():
     assert message.startswith("planning shard 0 failed (the corruption `bad` failed on text 7; text ids shard:position 0:0..0:9)")
     assert "\n" not in message
 
-    def tuple_records(batch):
-        return {"record": [{"food": ("a", "b")} for _ in batch["text"]]}
+    def set_records(batch):
+        return {"record": [{"food": {"a", "b"}} for _ in batch["text"]]}
 
     with pytest.raises(TypeError):
-        capkit_rs.extractive_profile_report(lambda ts: [{"food": ("a", "b")} for _ in ts], records, TEXTS[:4], suite(), fields=["food"])
-    for bad in (tuple_records, lambda b: {"record": [{"food": float("nan")} for _ in b["text"]]}):
+        capkit_rs.extractive_profile_report(lambda ts: [{"food": {"a", "b"}} for _ in ts], records, TEXTS[:4], suite(), fields=["food"])
+    for bad in (set_records, lambda b: {"record": [{"food": object()} for _ in b["text"]]}):
         with pytest.raises(RuntimeError) as err:
             capkit_ray.profile(TEXTS[:4], suite(), student=bad, teacher=lambda b: {"record": records(b["text"])}, fields=["food"], shards=1)
         assert str(err.value).startswith("student model failed on a batch of ")
@@ -260,3 +260,29 @@ def test_errors_outside_model_batches_name_side_shard_stage_and_texts():
 
     with pytest.raises(RuntimeError, match="^teacher model failed on a batch of 0 texts .*OSError: no weights here"):
         capkit_ray.profile(TEXTS[:4], suite(), student=student_fn, teacher=Broken, shards=1)
+
+
+def python_records(texts):
+    """Records of the values JSON cannot hold and mixle compares: tuples, bytes, NaN, infinity,
+    ints beyond 64 bits, non-str keys."""
+    return [
+        {"food": (t.split()[-3], 1), 1: t.split()[-3].encode(), "n": 2**70, "x": float("nan"), "y": float("inf")}
+        for t in texts
+    ]
+
+
+def test_records_of_python_values_on_ray_equal_single_process():
+    # Issue 21: records went to the driver as JSON, which turns a tuple into a list (and cannot
+    # hold bytes or a non-str key); they travel pickled now.
+    teacher = lambda ts: [{**r, "food": (r["food"][0].lower(), 1.0)} for r in python_records(ts)]  # noqa: E731
+    fields = ["food", 1, "n", "x", "y"]
+    expected = capkit_rs.extractive_profile_report(python_records, teacher, TEXTS[:200], suite(), fields=fields)
+    got = capkit_ray.profile(
+        TEXTS[:200],
+        suite(),
+        student=lambda b: {"record": python_records(b["text"])},
+        teacher=lambda b: {"record": teacher(b["text"])},
+        fields=fields,
+        shards=2,
+    )
+    assert got == expected

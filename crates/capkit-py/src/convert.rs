@@ -3,20 +3,26 @@
 //! Two conversions exist because upstream compares labels in two ways: a classifier profile only
 //! ever compares Python `str()` forms, so a label is kept as its `str()` (exact for *any* Python
 //! object, tuples and custom classes included); an extractor's records need real values (Python
-//! `==`, truthiness and `str()` of each field), so they are converted structurally, and a value
-//! JSON cannot hold (a tuple, NaN, a custom object) is refused with a `TypeError` naming it rather
-//! than approximated.
+//! `==`, truthiness and `str()` of each field), so they are converted structurally: the Python
+//! values JSON cannot hold (ints beyond 64 bits, NaN, `bytes`, tuples, keys that are not `str`)
+//! in `profile_types::py_value`'s encoding, which the Rust value rules read as Python does, and
+//! anything else (a custom object, a set) refused with a `TypeError` naming it rather than
+//! approximated. Values written as JSON (states, reports) take JSON's values only.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use foldhash::fast::FixedState;
+use profile_types::py_value;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
 use suite_core::SharedLabel;
+
+/// The values of an extractor's answer: a record.
+const RECORD: Values = Values::Record { top: true };
 
 /// How a model's answers become [`Label`]s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,12 +171,12 @@ impl<'py> Converter<'py> {
                 Ok(d) => match self.records.find(d) {
                     Some(label) => label,
                     None => {
-                        let label = Arc::new(value_with(obj, &mut self.strings)?);
+                        let label = Arc::new(value_with(obj, &mut self.strings, RECORD)?);
                         self.records.store(d, &label);
                         label
                     }
                 },
-                Err(_) => Arc::new(value_with(obj, &mut self.strings)?),
+                Err(_) => Arc::new(value_with(obj, &mut self.strings, RECORD)?),
             },
         };
         self.last = Some((obj.clone(), Arc::clone(&label)));
@@ -189,10 +195,39 @@ pub(crate) fn str_form(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 /// A Python value as JSON: `dict` (string keys, order kept), `list`, `str`, `int`, finite
 /// `float`, `bool`, `None`. Anything else is a `TypeError`/`ValueError` naming what it was.
 pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    value_with(obj, &mut StrCache::default())
+    value_with(obj, &mut StrCache::default(), Values::Json)
 }
 
-fn value_with<'py>(obj: &Bound<'py, PyAny>, strings: &mut StrCache<'py>) -> PyResult<Value> {
+/// An extractor's record (or any value in one) as the Rust rules read it: JSON values as
+/// [`to_value`] gives them, and the Python values JSON cannot hold (ints beyond 64 bits, NaN and
+/// the infinities, `bytes`, tuples, keys that are not `str`) in `profile_types::py_value`'s
+/// encoding, so `==`, truthiness and `str()` are mixle's.
+pub(crate) fn to_record(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    value_with(obj, &mut StrCache::default(), Values::Record { top: true })
+}
+
+/// Which values a conversion accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Values {
+    /// JSON's only (states, reports, settings: they are written as JSON).
+    Json,
+    /// Any value mixle's record rules take; `top`: the record itself (its keys are the field
+    /// names the Rust crates look up, so keys that are not `str` become `py_value::record_key`
+    /// strings; a nested dict with such keys is kept whole, its keys printed as Python does).
+    Record { top: bool },
+}
+
+fn value_with<'py>(
+    obj: &Bound<'py, PyAny>,
+    strings: &mut StrCache<'py>,
+    values: Values,
+) -> PyResult<Value> {
+    let record = values != Values::Json;
+    let inner = if record {
+        Values::Record { top: false }
+    } else {
+        Values::Json
+    };
     if obj.is_none() {
         return Ok(Value::Null);
     }
@@ -210,50 +245,114 @@ fn value_with<'py>(obj: &Bound<'py, PyAny>, strings: &mut StrCache<'py>) -> PyRe
         if let Ok(u) = obj.extract::<u64>() {
             return Ok(Value::Number(u.into()));
         }
+        if record {
+            // The int's own digits (an int subclass may print otherwise).
+            let digits = obj.py().get_type::<PyInt>().call1((obj,))?.str()?;
+            return Ok(py_value::big_int(&digits.to_cow()?));
+        }
         return Err(PyValueError::new_err(format!(
-            "the integer {} is too large for a record value (at most 64 bits)",
+            "the integer {} is too large for a JSON value (at most 64 bits)",
             str_form(obj)?
         )));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         let v = f.value();
+        if record {
+            return Ok(py_value::float(v));
+        }
         return Number::from_f64(v).map(Value::Number).ok_or_else(|| {
             PyValueError::new_err(format!(
-                "the float {} cannot be a record value (JSON has no NaN or infinity)",
+                "the float {} cannot be a JSON value (JSON has no NaN or infinity)",
                 str_form(obj).unwrap_or_default()
             ))
         });
     }
     if let Ok(d) = obj.cast::<PyDict>() {
-        let mut map = Map::with_capacity(d.len());
-        for (k, v) in d.iter() {
-            let key = k.cast::<PyString>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "record keys must be str, got {} ({})",
-                    type_name(&k),
-                    str_form(&k).unwrap_or_default()
-                ))
-            })?;
-            map.insert(strings.get(key)?, value_with(&v, strings)?);
-        }
-        return Ok(Value::Object(map));
+        return dict_value(d, strings, values);
     }
     if let Ok(l) = obj.cast::<PyList>() {
         return l
             .iter()
-            .map(|v| to_value(&v))
+            .map(|v| value_with(&v, strings, inner))
             .collect::<PyResult<_>>()
             .map(Value::Array);
+    }
+    if record {
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            return t
+                .iter()
+                .map(|v| value_with(&v, strings, inner))
+                .collect::<PyResult<_>>()
+                .map(py_value::tuple);
+        }
+        if let Ok(b) = obj.cast::<PyBytes>() {
+            return Ok(py_value::bytes(b.as_bytes()));
+        }
     }
     if is_numpy(obj) {
         // A numpy scalar or array is its Python value (`.tolist()`: an int, float, bool, str or
         // nested list), which is what mixle's `==`, truthiness and `str()` see of it, nearly.
-        return value_with(&obj.call_method0("tolist")?, strings);
+        return value_with(&obj.call_method0("tolist")?, strings, values);
     }
-    Err(PyTypeError::new_err(format!(
-        "a value of type {} cannot be a record value (use dict, list, str, int, float, bool or None)",
-        type_name(obj)
-    )))
+    Err(PyTypeError::new_err(if record {
+        format!(
+            "a value of type {} cannot be a record value (use dict, list, tuple, str, bytes, int, \
+             float, bool or None)",
+            type_name(obj)
+        )
+    } else {
+        format!(
+            "a value of type {} cannot be a JSON value (use dict, list, str, int, float, bool or \
+             None)",
+            type_name(obj)
+        )
+    }))
+}
+
+/// A `dict`: a JSON object when its keys are `str`; otherwise (records only) a record's keys as
+/// `py_value::record_key` strings, or a nested dict in `py_value`'s dict encoding.
+fn dict_value<'py>(
+    d: &Bound<'py, PyDict>,
+    strings: &mut StrCache<'py>,
+    values: Values,
+) -> PyResult<Value> {
+    let inner = match values {
+        Values::Json => Values::Json,
+        Values::Record { .. } => Values::Record { top: false },
+    };
+    let all_str = d.keys().iter().all(|k| k.is_instance_of::<PyString>());
+    if all_str || values == (Values::Record { top: true }) {
+        let mut map = Map::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let key = match k.cast::<PyString>() {
+                Ok(s) => {
+                    let s = strings.get(s)?;
+                    if values != Values::Json {
+                        not_reserved(&s, "record key")?;
+                    }
+                    s
+                }
+                Err(_) if values == Values::Json => {
+                    return Err(PyTypeError::new_err(format!(
+                        "JSON object keys must be str, got {} ({})",
+                        type_name(&k),
+                        str_form(&k).unwrap_or_default()
+                    )));
+                }
+                Err(_) => py_value::record_key(&value_with(&k, strings, inner)?).into_owned(),
+            };
+            map.insert(key, value_with(&v, strings, inner)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    let mut entries = Vec::with_capacity(d.len());
+    for (k, v) in d.iter() {
+        entries.push((
+            value_with(&k, strings, inner)?,
+            value_with(&v, strings, inner)?,
+        ));
+    }
+    Ok(py_value::dict(entries))
 }
 
 /// Whether `obj` is a numpy scalar or array (its type lives in numpy and has `tolist`).
@@ -322,6 +421,46 @@ pub(crate) fn texts_of(texts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         out.push(text);
     }
     Ok(out)
+}
+
+/// An extractor's `fields` (any values, as mixle's `f in record` takes them): each as the key
+/// string a record stores it under ([`to_record`]), with the objects themselves.
+pub(crate) fn fields_of<'py>(
+    fields: &Bound<'py, PyAny>,
+) -> PyResult<(Vec<String>, Vec<Bound<'py, PyAny>>)> {
+    let mut keys = Vec::new();
+    let mut objects = Vec::new();
+    let mut strings = StrCache::default();
+    for item in fields.try_iter()? {
+        let item = item?;
+        let key = match item.cast::<PyString>() {
+            Ok(s) => {
+                let s = strings.get(s)?;
+                not_reserved(&s, "field")?;
+                s
+            }
+            Err(_) => py_value::record_key(&value_with(
+                &item,
+                &mut strings,
+                Values::Record { top: false },
+            )?)
+            .into_owned(),
+        };
+        keys.push(key);
+        objects.push(item);
+    }
+    Ok((keys, objects))
+}
+
+/// A `ValueError` for a `str` key that would read as one of `py_value`'s encodings.
+fn not_reserved(key: &str, what: &str) -> PyResult<()> {
+    if py_value::is_reserved_key(key) {
+        return Err(PyValueError::new_err(format!(
+            "the {what} {key:?} starts as capkit's reserved keys do (a NUL and \"capkit:\"); \
+             rename it"
+        )));
+    }
+    Ok(())
 }
 
 /// Every element of a Python iterable, which must be `str` (`what` names the argument).

@@ -13,7 +13,7 @@ use suite_core::{CapabilitySuite, MixleTypo, Side, Stage, Transform, TransformSp
 use transforms::Catalogue;
 
 use crate::adapters::model_of;
-use crate::convert::{LabelMode, str_form, strs_of, texts_of, to_value, type_name};
+use crate::convert::{LabelMode, fields_of, str_form, texts_of, to_record, type_name};
 use crate::errors::{capture_error, extractive_error, with_context};
 use crate::model::{SharedBatch, predict};
 
@@ -387,34 +387,47 @@ pub(crate) fn rust_suite<'py>(
     suite: &Bound<'py, PyAny>,
     texts: &[String],
 ) -> PyResult<(CapabilitySuite, Bound<'py, PyList>)> {
+    named_suite(suite, texts).map(|s| (s.rust, s.probes))
+}
+
+/// A Python suite in Rust, with the Python objects that name its stages.
+pub(crate) struct NamedSuite<'py> {
+    pub(crate) rust: CapabilitySuite,
+    pub(crate) probes: Bound<'py, PyList>,
+    /// The name objects of the corruptions, then of the invariances, in suite order (the Rust
+    /// suite's stages, one for one): mixle's profile dicts are keyed by them.
+    pub(crate) names: [Vec<Bound<'py, PyAny>>; 2],
+}
+
+/// [`rust_suite`], keeping the name objects. A name that is not a `str` (mixle keys its result by
+/// any name) is its `str()` in Rust, made distinct by a ` #N` suffix if another name has that
+/// form; `str` names are kept as they are.
+pub(crate) fn named_suite<'py>(
+    suite: &Bound<'py, PyAny>,
+    texts: &[String],
+) -> PyResult<NamedSuite<'py>> {
     let mut out = CapabilitySuite::new();
-    for section in ["corruptions", "invariances"] {
+    let mut names: [Vec<Bound<'py, PyAny>>; 2] = [Vec::new(), Vec::new()];
+    let mut entries = [Vec::new(), Vec::new()];
+    for (i, section) in ["corruptions", "invariances"].into_iter().enumerate() {
         let mapping = suite.getattr(section)?;
         for item in mapping.call_method0("items")?.try_iter()? {
             let (name, f): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
-            let name = name
-                .cast::<PyString>()
-                .map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "suite.{section} keys must be str, got {}",
-                        type_name(&name)
-                    ))
-                })?
-                .to_cow()?
-                .into_owned();
-            let kind = if section == "corruptions" {
-                "corruption"
-            } else {
-                "invariance"
-            };
+            names[i].push(name);
+            entries[i].push(f);
+        }
+    }
+    let rust_names = stage_names(&names)?;
+    for (i, kind) in ["corruption", "invariance"].into_iter().enumerate() {
+        for (name, f) in rust_names[i].iter().zip(&entries[i]) {
             let transform = match f.cast::<PyTransform>() {
                 Ok(t) => t.get().inner.clone(),
-                Err(_) => python_transform(&f, texts, &format!("the {kind} `{name}`"))?,
+                Err(_) => python_transform(f, texts, &format!("the {kind} `{name}`"))?,
             };
-            if section == "corruptions" {
-                out.add_corruption(name, transform);
+            if i == 0 {
+                out.add_corruption(name.clone(), transform);
             } else {
-                out.add_invariance(name, transform);
+                out.add_invariance(name.clone(), transform);
             }
         }
     }
@@ -425,7 +438,43 @@ pub(crate) fn rust_suite<'py>(
             .try_iter()?
             .collect::<PyResult<Vec<_>>>()?,
     )?;
-    Ok((out, probes))
+    Ok(NamedSuite {
+        rust: out,
+        probes,
+        names,
+    })
+}
+
+/// The Rust names of a suite's stages: `str` names as they are, others their `str()`, made
+/// distinct within their section.
+fn stage_names(names: &[Vec<Bound<'_, PyAny>>; 2]) -> PyResult<[Vec<String>; 2]> {
+    let mut out: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    for (section, objects) in names.iter().enumerate() {
+        // Every `str` name first: a generated name never takes one.
+        let mut used: std::collections::HashSet<String> = objects
+            .iter()
+            .filter_map(|n| n.cast::<PyString>().ok())
+            .map(|s| s.to_cow().map(|c| c.into_owned()))
+            .collect::<PyResult<_>>()?;
+        for name in objects {
+            let rust = match name.cast::<PyString>() {
+                Ok(s) => s.to_cow()?.into_owned(),
+                Err(_) => {
+                    let base = str_form(name)?;
+                    let mut candidate = base.clone();
+                    let mut n = 2;
+                    while used.contains(&candidate) {
+                        candidate = format!("{base} #{n}");
+                        n += 1;
+                    }
+                    used.insert(candidate.clone());
+                    candidate
+                }
+            };
+            out[section].push(rust);
+        }
+    }
+    Ok(out)
 }
 
 fn abstention_dict<'py>(py: Python<'py>, a: &Abstention) -> PyResult<Bound<'py, PyDict>> {
@@ -461,7 +510,11 @@ fn capture_profile<'py>(
     suite: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let texts = texts_of(texts)?;
-    let (rust_suite, probes) = rust_suite(suite, &texts)?;
+    let NamedSuite {
+        rust: rust_suite,
+        probes,
+        names: [corruption_names, invariance_names],
+    } = named_suite(suite, &texts)?;
     let batches = SharedBatch::default();
     let s = model_of(student, LabelMode::StrForm, &batches)?;
     let t = model_of(teacher, LabelMode::StrForm, &batches)?;
@@ -472,12 +525,12 @@ fn capture_profile<'py>(
     let out = PyDict::new(py);
     out.set_item("clean_agreement", profile.clean_agreement)?;
     let corruptions = PyDict::new(py);
-    for (name, rate) in &profile.corruptions {
+    for ((_, rate), name) in profile.corruptions.iter().zip(&corruption_names) {
         corruptions.set_item(name, rate)?;
     }
     out.set_item("corruptions", corruptions)?;
     let invariances = PyDict::new(py);
-    for (name, v) in &profile.invariances {
+    for ((_, v), name) in profile.invariances.iter().zip(&invariance_names) {
         let d = PyDict::new(py);
         d.set_item("student_violation_rate", v.student_violation_rate)?;
         d.set_item("teacher_violation_rate", v.teacher_violation_rate)?;
@@ -515,8 +568,12 @@ fn extractive_capture_profile<'py>(
     fields: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let texts = texts_of(texts)?;
-    let fields = strs_of(fields, "fields")?;
-    let (rust_suite, _probes) = rust_suite(suite, &texts)?;
+    let (fields, _) = fields_of(fields)?;
+    let NamedSuite {
+        rust: rust_suite,
+        names: stage_names,
+        ..
+    } = named_suite(suite, &texts)?;
     let batches = SharedBatch::default();
     let s = model_of(student, LabelMode::Value, &batches)?;
     let t = model_of(teacher, LabelMode::Value, &batches)?;
@@ -530,12 +587,15 @@ fn extractive_capture_profile<'py>(
     validity.set_item("student", profile.schema_validity.student)?;
     validity.set_item("teacher", profile.schema_validity.teacher)?;
     out.set_item("schema_validity", validity)?;
-    for (key, section) in [
+    for ((key, section), names) in [
         ("corruptions", &profile.corruptions),
         ("invariances", &profile.invariances),
-    ] {
+    ]
+    .into_iter()
+    .zip(&stage_names)
+    {
         let d = PyDict::new(py);
-        for (name, pair) in section {
+        for ((_, pair), name) in section.iter().zip(names) {
             let p = PyDict::new(py);
             p.set_item("student_f1", pair.student_f1)?;
             p.set_item("teacher_f1", pair.teacher_f1)?;
@@ -559,8 +619,8 @@ fn validate_extraction_schema<'py>(
     source_text: &Bound<'py, PyAny>,
     fields: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let fields = strs_of(fields, "fields")?;
-    if !record.is_instance_of::<PyDict>() {
+    let (fields, field_objects) = fields_of(fields)?;
+    let Ok(record_dict) = record.cast::<PyDict>() else {
         // Upstream's own failures: a membership test on None, `.items()` on anything else.
         if record.is_none() && !fields.is_empty() {
             return Err(PyTypeError::new_err(
@@ -571,20 +631,52 @@ fn validate_extraction_schema<'py>(
             "'{}' object has no attribute 'items'",
             type_name(record)
         )));
-    }
+    };
     let source_text = source_text.cast::<PyString>().map_err(|_| {
         PyTypeError::new_err(format!(
             "source_text must be str, got {}",
             type_name(source_text)
         ))
     })?;
-    let record = to_value(record)?;
-    let check = extractive::validate_extraction_schema(&record, &source_text.to_cow()?, &fields)
+    let value = to_record(record)?;
+    let check = extractive::validate_extraction_schema(&value, &source_text.to_cow()?, &fields)
         .map_err(|e| extractive_error(py, e))?;
+    // The lists hold mixle's objects: the fields given and the record's own keys (the Rust
+    // lists name them by their stored key strings, in the same order).
+    let keys: Vec<&String> = value
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
     let out = PyDict::new(py);
     out.set_item("complete", check.complete)?;
     out.set_item("grounded", check.grounded)?;
-    out.set_item("missing", check.missing)?;
-    out.set_item("ungrounded", check.ungrounded)?;
+    out.set_item(
+        "missing",
+        in_order(&check.missing, fields.iter().zip(&field_objects)),
+    )?;
+    out.set_item(
+        "ungrounded",
+        in_order(&check.ungrounded, keys.into_iter().zip(record_dict.keys())),
+    )?;
     Ok(out)
+}
+
+/// The objects behind `wanted`, a subsequence (in order) of the strings `all` pairs with them.
+fn in_order<'a, 'py, S, O>(
+    wanted: &[String],
+    all: impl Iterator<Item = (S, O)>,
+) -> Vec<Bound<'py, PyAny>>
+where
+    S: AsRef<str> + 'a,
+    O: std::borrow::Borrow<Bound<'py, PyAny>>,
+{
+    let mut out = Vec::with_capacity(wanted.len());
+    let mut next = wanted.iter().peekable();
+    for (key, object) in all {
+        if next.peek().is_some_and(|w| w.as_str() == key.as_ref()) {
+            out.push(object.borrow().clone());
+            next.next();
+        }
+    }
+    out
 }

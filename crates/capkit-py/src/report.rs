@@ -10,7 +10,7 @@ use profile_stats::{Comparison, ProfileReport, Settings};
 use suite_core::{CapabilitySuite, Model, TeacherSample};
 
 use crate::adapters::{model_of, spec_of};
-use crate::convert::{LabelMode, strs_of, texts_of, to_py, to_value, type_name};
+use crate::convert::{LabelMode, fields_of, texts_of, to_py, to_value, type_name};
 use crate::errors::{capture_error, extractive_error};
 use crate::model::SharedBatch;
 use crate::profile::rust_suite;
@@ -154,7 +154,7 @@ fn extractive_profile_report<'py>(
     break_even: f64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
-    let fields = strs_of(fields, "fields")?;
+    let (fields, _) = fields_of(fields)?;
     let rust = report_suite(suite, &texts, false)?;
     let batches = SharedBatch::default();
     let s = model_of(student, LabelMode::Value, &batches)?;
@@ -213,7 +213,9 @@ fn compare_students<'py>(
     teacher_seed: u64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
-    let fields = fields.map(|f| strs_of(f, "fields")).transpose()?;
+    let fields = fields
+        .map(|f| fields_of(f).map(|(keys, _)| keys))
+        .transpose()?;
     if fields.is_some() && (teacher_sample.is_some() || teacher_budget.is_some()) {
         return Err(PyValueError::new_err(EXTRACT_SAMPLING));
     }

@@ -7,6 +7,8 @@ use profile_stats::{
     AbstentionCounts, Comparison, Counts, ExtractCounts, FieldSums, FirstVsSecond, Pair,
     PairCounts, ProfileReport, SuiteDescriptor,
 };
+use profile_types::py_value::ext;
+use profile_types::value::json_kind;
 use profile_types::{ExtractiveProfile, FieldBreakdown, FieldCounts, FieldReport};
 use serde_json::{Map, Value};
 use suite_core::{
@@ -231,9 +233,22 @@ struct Records {
     last: LastAnswer<u32>,
 }
 
-/// Kept ids from here up are the JSON types of non-records.
-const NOT_A_RECORD: u32 = u32::MAX - 8;
-const JSON_TYPES: [&str; 5] = ["null", "a boolean", "a number", "a string", "an array"];
+/// Kept ids from here up are the kinds of non-records (`NOT_A_RECORD + i` is `KINDS[i]`).
+const NOT_A_RECORD: u32 = u32::MAX - 16;
+/// What a non-record answer is, as [`json_kind`] names it (a Python value JSON cannot hold, a
+/// tuple say, included).
+const KINDS: [&str; 10] = [
+    "null",
+    "a boolean",
+    "a number",
+    "a string",
+    "an array",
+    "an int",
+    "a float",
+    "bytes",
+    "a tuple",
+    "a dict",
+];
 
 impl Keep for Records {
     type Kept = u32;
@@ -243,12 +258,11 @@ impl Keep for Records {
             return id;
         }
         let id = match &*answer {
-            Value::Object(_) => self.set.intern(Arc::clone(&answer)),
-            Value::Null => NOT_A_RECORD,
-            Value::Bool(_) => NOT_A_RECORD + 1,
-            Value::Number(_) => NOT_A_RECORD + 2,
-            Value::String(_) => NOT_A_RECORD + 3,
-            Value::Array(_) => NOT_A_RECORD + 4,
+            Value::Object(_) if ext(&answer).is_none() => self.set.intern(Arc::clone(&answer)),
+            other => {
+                let kind = json_kind(other);
+                NOT_A_RECORD + KINDS.iter().position(|k| *k == kind).unwrap_or(0) as u32
+            }
         };
         self.last.set(answer, id);
         id
@@ -597,7 +611,7 @@ fn record_of<'c>(
 ) -> Result<&'c Map<String, Value>, Error> {
     let kept = *cache.output(side, id);
     if kept >= NOT_A_RECORD {
-        let got = JSON_TYPES
+        let got = KINDS
             .get((kept - NOT_A_RECORD) as usize)
             .copied()
             .unwrap_or("not an object");
@@ -637,7 +651,9 @@ fn compare(
         )?;
         let mut e = Vec::new();
         let field_entries = names.as_deref_mut().map(|names| (names, &mut e));
-        counts.push(score(p, r, p_id == r_id, field_entries));
+        // One stored record is all TPs, unless it holds a NaN (never equal, even to itself).
+        let identical = p_id == r_id && cache.keeper().set.reflexive(p_id);
+        counts.push(score(p, r, identical, field_entries));
         if names.is_some() {
             entries.push(e);
         }

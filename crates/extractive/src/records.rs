@@ -9,6 +9,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 
 use foldhash::fast::FixedState;
 use indexmap::IndexSet;
+use profile_types::py_value::has_nan;
 use serde_json::{Map, Value};
 use suite_core::SharedLabel;
 
@@ -107,13 +108,26 @@ fn value_hash<H: Hasher>(v: &Value, h: &mut H) {
 #[derive(Debug, Default)]
 pub(crate) struct RecordSet {
     records: IndexSet<Keyed, FixedState>,
+    /// Per id: whether the record holds a NaN (Python's `r == r` is then false: a NaN field of
+    /// a record is never a TP, even against the same record).
+    with_nan: Vec<bool>,
 }
 
 impl RecordSet {
     /// The id of `record` (a JSON object), storing it (shared, not copied) if no equal record is
     /// stored yet.
     pub(crate) fn intern(&mut self, record: SharedLabel) -> u32 {
-        self.records.insert_full(Keyed(record)).0 as u32
+        let nan = has_nan(&record);
+        let (id, new) = self.records.insert_full(Keyed(record));
+        if new {
+            self.with_nan.push(nan);
+        }
+        id as u32
+    }
+
+    /// Whether the record behind `id` equals itself in Python (it holds no NaN).
+    pub(crate) fn reflexive(&self, id: u32) -> bool {
+        !self.with_nan.get(id as usize).copied().unwrap_or(false)
     }
 
     /// The record behind an id.
@@ -127,6 +141,7 @@ impl RecordSet {
     /// Forgets every record.
     pub(crate) fn clear(&mut self) {
         self.records.clear();
+        self.with_nan.clear();
     }
 
     /// Number of distinct records.

@@ -5,6 +5,7 @@ use profile_types::value::{py_str, py_truthy};
 use serde_json::{Map, Value};
 
 use crate::Error;
+use profile_types::py_value::ext;
 use profile_types::value::json_kind;
 
 /// Checks one extracted record against its source text.
@@ -22,12 +23,15 @@ pub fn validate_extraction_schema<F: AsRef<str>>(
     source_text: &str,
     fields: &[F],
 ) -> Result<SchemaCheck, Error> {
-    let Value::Object(record) = record else {
-        return Err(Error::RecordNotAnObject {
-            got: json_kind(record),
-        });
+    let map = match record {
+        Value::Object(map) if ext(record).is_none() => map,
+        _ => {
+            return Err(Error::RecordNotAnObject {
+                got: json_kind(record),
+            });
+        }
     };
-    Ok(check(record, source_text, fields))
+    Ok(check(map, source_text, fields))
 }
 
 pub(crate) fn check<F: AsRef<str>>(

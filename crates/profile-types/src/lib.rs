@@ -25,6 +25,7 @@
 mod capture;
 mod extractive;
 mod mutator;
+pub mod py_value;
 mod typo;
 pub mod value;
 

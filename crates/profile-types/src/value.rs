@@ -33,6 +33,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
+use crate::py_value::{Ext, dict_entries, ext, integral_digits, write_ext_repr};
+
 /// Python `str(value)`. Strings print as themselves (borrowed, no allocation).
 pub fn py_str(value: &Value) -> Cow<'_, str> {
     match value {
@@ -56,6 +58,9 @@ pub fn py_repr(value: &Value) -> String {
 }
 
 fn write_repr(out: &mut String, value: &Value) {
+    if let Some(e) = ext(value) {
+        return write_ext_repr(out, e);
+    }
     match value {
         Value::Null => out.push_str("None"),
         Value::Bool(true) => out.push_str("True"),
@@ -206,16 +211,28 @@ fn is_py_printable(c: char) -> bool {
     )
 }
 
-/// Python `==` on two JSON values.
+/// Python `==` on two JSON values (and the Python values [`crate::py_value`] encodes).
 pub fn py_eq(a: &Value, b: &Value) -> bool {
+    if let (Some(x), Some(y)) = (Num::of_value(a), Num::of_value(b)) {
+        return num_eq(&x, &y);
+    }
+    match (ext(a), ext(b)) {
+        (None, None) => {}
+        (Some(Ext::Bytes(x)), Some(Ext::Bytes(y))) => return x == y,
+        (Some(Ext::Tuple(x)), Some(Ext::Tuple(y))) => {
+            return x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q));
+        }
+        (Some(Ext::Dict(x)), Some(Ext::Dict(y))) => {
+            // Python's dict `==`: the same number of keys, each found (by `==`) with an equal value.
+            return x.len() == y.len()
+                && dict_entries(x)
+                    .all(|(k, v)| dict_entries(y).any(|(l, w)| py_eq(k, l) && py_eq(v, w)));
+        }
+        _ => return false,
+    }
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::String(x), Value::String(y)) => x == y,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Number(x), Value::Number(y)) => num_eq(&Num::of(x), &Num::of(y)),
-        (Value::Bool(x), Value::Number(y)) | (Value::Number(y), Value::Bool(x)) => {
-            num_eq(&Num::Int(i128::from(*x)), &Num::of(y))
-        }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
         }
@@ -226,13 +243,15 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
-enum Num {
+enum Num<'a> {
     Int(i128),
     Float(f64),
+    /// An integer outside `i128`, as its decimal digits.
+    Big(&'a str),
 }
 
-impl Num {
-    fn of(n: &Number) -> Num {
+impl<'a> Num<'a> {
+    fn of(n: &Number) -> Num<'a> {
         if let Some(i) = n.as_i64() {
             Num::Int(i128::from(i))
         } else if let Some(u) = n.as_u64() {
@@ -241,13 +260,29 @@ impl Num {
             Num::Float(n.as_f64().unwrap_or(f64::NAN))
         }
     }
+
+    /// The number a value is for Python's `==` (`bool` included), if it is one.
+    fn of_value(v: &'a Value) -> Option<Num<'a>> {
+        match (v, ext(v)) {
+            (Value::Number(n), _) => Some(Num::of(n)),
+            (Value::Bool(b), _) => Some(Num::Int(i128::from(*b))),
+            (_, Some(Ext::Int(d))) => Some(d.parse::<i128>().map_or(Num::Big(d), Num::Int)),
+            (_, Some(Ext::Float(f))) => Some(Num::Float(f)),
+            _ => None,
+        }
+    }
 }
 
 /// Python compares an int and a float exactly (no rounding of the int to a double).
-fn num_eq(a: &Num, b: &Num) -> bool {
+fn num_eq(a: &Num<'_>, b: &Num<'_>) -> bool {
     match (a, b) {
         (Num::Int(x), Num::Int(y)) => x == y,
         (Num::Float(x), Num::Float(y)) => x == y,
+        (Num::Big(x), Num::Big(y)) => x == y,
+        (Num::Int(_), Num::Big(_)) | (Num::Big(_), Num::Int(_)) => false,
+        (Num::Big(d), Num::Float(f)) | (Num::Float(f), Num::Big(d)) => {
+            integral_digits(*f).is_some_and(|digits| digits == *d)
+        }
         (Num::Int(i), Num::Float(f)) | (Num::Float(f), Num::Int(i)) => {
             // Every f64 with |f| < 2^100 that has no fraction is an exact i128.
             f.is_finite() && f.fract() == 0.0 && f.abs() < 1e30 && (*f as i128) == *i
@@ -257,12 +292,21 @@ fn num_eq(a: &Num, b: &Num) -> bool {
 
 /// Python truthiness: `null`, `false`, numeric zero, `""`, `[]` and `{}` are falsy.
 pub fn py_truthy(value: &Value) -> bool {
+    if let Some(e) = ext(value) {
+        return match e {
+            // Outside 64 bits, so never zero; NaN and the infinities are true.
+            Ext::Int(_) | Ext::Float(_) => true,
+            Ext::Bytes(h) => !h.is_empty(),
+            Ext::Tuple(items) | Ext::Dict(items) => !items.is_empty(),
+        };
+    }
     match value {
         Value::Null => false,
         Value::Bool(b) => *b,
         Value::Number(n) => match Num::of(n) {
             Num::Int(i) => i != 0,
             Num::Float(f) => f != 0.0,
+            Num::Big(_) => true,
         },
         Value::String(s) => !s.is_empty(),
         Value::Array(a) => !a.is_empty(),
@@ -281,6 +325,15 @@ pub fn py_truthy(value: &Value) -> bool {
 /// assert_eq!(json_kind(&json!(null)), "null");
 /// ```
 pub fn json_kind(value: &Value) -> &'static str {
+    if let Some(e) = ext(value) {
+        return match e {
+            Ext::Int(_) => "an int",
+            Ext::Float(_) => "a float",
+            Ext::Bytes(_) => "bytes",
+            Ext::Tuple(_) => "a tuple",
+            Ext::Dict(_) => "a dict",
+        };
+    }
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -71,6 +71,6 @@ class CapabilitySuite:
     object with these three attributes (mixle's own suites included) is accepted by the profiles.
     """
 
-    corruptions: Dict[str, Callable[[str], str]] = field(default_factory=dict)
-    invariances: Dict[str, Callable[[str], str]] = field(default_factory=dict)
+    corruptions: Dict[Any, Callable[[str], str]] = field(default_factory=dict)
+    invariances: Dict[Any, Callable[[str], str]] = field(default_factory=dict)
     probes: List[Any] = field(default_factory=list)

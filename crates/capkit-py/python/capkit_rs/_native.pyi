@@ -58,8 +58,8 @@ whitespace_invariance: Transform
 """Python's ``" ".join(text.split())``."""
 
 class _Suite(Protocol):
-    corruptions: Dict[str, Callable[[str], str]]
-    invariances: Dict[str, Callable[[str], str]]
+    corruptions: Dict[Any, Callable[[str], str]]
+    invariances: Dict[Any, Callable[[str], str]]
     probes: List[Any]
 
 def capture_profile(student: Any, teacher: Any, texts: Iterable[Any], suite: _Suite) -> Dict[str, Any]:
@@ -72,16 +72,17 @@ def capture_profile(student: Any, teacher: Any, texts: Iterable[Any], suite: _Su
     """
 
 def extractive_capture_profile(
-    student: Any, teacher: Any, texts: Iterable[Any], suite: _Suite, *, fields: Iterable[str]
+    student: Any, teacher: Any, texts: Iterable[Any], suite: _Suite, *, fields: Iterable[Any]
 ) -> Dict[str, Any]:
     """Extractive capture profile (micro field-level F1 against the teacher's clean extraction), as
     mixle's ``extractive_capture_profile`` returns it: ``clean_f1``, ``schema_validity``,
     ``corruptions``, ``invariances`` and, when a side has a decision API, ``abstention``."""
 
 def validate_extraction_schema(
-    record: Dict[str, Any], source_text: str, fields: Iterable[str]
-) -> Dict[str, Union[bool, List[str]]]:
-    """``{"complete", "grounded", "missing", "ungrounded"}`` for one record against its source text."""
+    record: Dict[Any, Any], source_text: str, fields: Iterable[Any]
+) -> Dict[str, Union[bool, List[Any]]]:
+    """``{"complete", "grounded", "missing", "ungrounded"}`` for one record against its source text
+    (``missing`` holds objects of ``fields``, ``ungrounded`` the record's own keys)."""
 
 # --- typo (re-exported by capkit_rs.typo without the prefix) ---------------------------------
 

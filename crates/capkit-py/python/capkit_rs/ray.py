@@ -36,6 +36,7 @@ list of labels or records. Wrap it with :func:`model` to pass ``map_batches`` op
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence
@@ -88,11 +89,11 @@ class _Side:
             else:
                 records = [_plain(a) for a in answers]
                 for r in records:
-                    # The single-process check of a record (tuples, NaN, non-str keys refused
-                    # alike), before JSON, which would turn a tuple into a list.
+                    # The single-process check of a record (a set or custom object refused
+                    # alike). Pickled, not JSON: tuples, bytes, NaN and non-str keys stay.
                     if isinstance(r, dict):
                         _native.validate_extraction_schema(r, "", [])
-                encoded = [json.dumps(r) for r in records]
+                encoded = [pickle.dumps(r) for r in records]
         except Exception as exc:
             stages: Dict[int, List[str]] = {}
             for shard, stage in zip(batch["shard"], batch["stage"]):
@@ -110,7 +111,7 @@ class _Side:
 
 
 def _plain(value: Any) -> Any:
-    """numpy scalars and arrays inside a record as plain Python values (JSON-able)."""
+    """numpy scalars and arrays inside a record as plain Python values."""
     if hasattr(value, "tolist"):
         return value.tolist()
     if isinstance(value, dict):
@@ -177,8 +178,9 @@ def _shards(items: Any, shards: int, column: str = "text") -> List[List[str]]:
 
 
 def _decode(task: str, value: Any) -> Any:
-    """A prediction as the worker encoded it: a label's str() form, or a record's JSON."""
-    return str(value) if task == "classify" else json.loads(value)
+    """A prediction as the worker encoded it: a label's str() form, or a record pickled (by our
+    own worker, in this job)."""
+    return str(value) if task == "classify" else pickle.loads(value)
 
 
 def profile(
@@ -187,7 +189,7 @@ def profile(
     *,
     student: Any,
     teacher: Any,
-    fields: Optional[Iterable[str]] = None,
+    fields: Optional[Iterable[Any]] = None,
     shards: int = 8,
     student_name: Optional[str] = None,
     teacher_name: Optional[str] = None,
@@ -209,7 +211,7 @@ def profile(
     import ray.data
 
     task = "classify" if fields is None else "extract"
-    field_list = None if fields is None else [str(f) for f in fields]
+    field_list = None if fields is None else list(fields)
     options = {"student_name": student_name, "teacher_name": teacher_name, "level": level, "break_even": break_even}
     parts = _shards(texts, shards)
     refs = [ray.put(part) for part in parts]
