@@ -60,6 +60,24 @@ pub fn cache_size(database: &Path) -> u64 {
     len(database) + len(Path::new(&wal))
 }
 
+/// The key of `identity`'s answer to `text`: blake3 over the key domain, the identity and the
+/// text, each followed by a zero byte but the last (the `k` column; format 1's `k` in hex).
+pub fn answer_key(identity: &str, text: &str) -> [u8; 32] {
+    let mut key = key_prefix(identity);
+    key.update(text.as_bytes());
+    *key.finalize().as_bytes()
+}
+
+/// The hasher [`answer_key`] continues with the text.
+fn key_prefix(identity: &str) -> blake3::Hasher {
+    let mut prefix = blake3::Hasher::new();
+    prefix.update(FORMAT.as_bytes());
+    prefix.update(&[0]);
+    prefix.update(identity.as_bytes());
+    prefix.update(&[0]);
+    prefix
+}
+
 /// `Slot::decision` of a model without a decision API.
 const NO_DECISION: u32 = u32::MAX;
 /// `Slot::decision` of an escalation.
@@ -79,7 +97,9 @@ struct Slot {
 #[derive(Default)]
 struct Values {
     values: Vec<SharedLabel>,
-    index: HashMap<String, u32>,
+    /// Each value's JSON text, as stored (so a write serialises a label once per distinct value).
+    forms: Vec<Arc<str>>,
+    index: HashMap<Arc<str>, u32>,
 }
 
 /// Values interned by one store at most; past it the table is cleared (ids are only used
@@ -99,7 +119,7 @@ impl Values {
 
     fn intern(&mut self, value: &Value) -> u32 {
         let form = value.to_string();
-        if let Some(&id) = self.index.get(&form) {
+        if let Some(&id) = self.index.get(form.as_str()) {
             return id;
         }
         self.push(form, value.clone())
@@ -107,15 +127,32 @@ impl Values {
 
     fn push(&mut self, form: String, value: Value) -> u32 {
         let id = self.values.len() as u32;
+        let form: Arc<str> = form.into();
         self.values.push(Arc::new(value));
+        self.forms.push(Arc::clone(&form));
         self.index.insert(form, id);
         id
+    }
+
+    /// The stored JSON text of value `id`.
+    fn form(&self, id: u32) -> &str {
+        self.forms.get(id as usize).map_or("null", |f| f)
+    }
+
+    /// The `decision` column of `slot` (see [`decision_column`]).
+    fn decision_form(&self, slot: Slot) -> Option<&str> {
+        match slot.decision {
+            NO_DECISION => None,
+            ESCALATE => Some("null"),
+            id => Some(self.form(id)),
+        }
     }
 
     /// Forgets every value if the table has grown past [`MAX_INTERNED`] (between calls only).
     fn trim(&mut self) {
         if self.values.len() > MAX_INTERNED {
             self.values.clear();
+            self.forms.clear();
             self.index.clear();
         }
     }
@@ -241,11 +278,7 @@ struct Store {
 impl Store {
     /// Opens the cache of `identity` under `dir`, importing its format-1 JSONL file once.
     fn open(dir: &Path, identity: &str) -> Result<Store, Error> {
-        let mut prefix = blake3::Hasher::new();
-        prefix.update(FORMAT.as_bytes());
-        prefix.update(&[0]);
-        prefix.update(identity.as_bytes());
-        prefix.update(&[0]);
+        let prefix = key_prefix(identity);
         let (mut conn, path) = open_database(dir)?;
         let sql = |action| store_error(action, &path);
         conn.execute(
@@ -279,27 +312,50 @@ impl Store {
         *h.finalize().as_bytes()
     }
 
-    /// The stored answer of `text`, if any. A read error counts as a miss (a cache never fails
-    /// a run).
-    fn get(&mut self, text: &str) -> Option<Slot> {
-        let key = self.key(text);
-        let row: Option<(String, Option<String>)> = self
-            .conn
-            .prepare_cached("SELECT label, decision FROM answers WHERE k = ?1")
-            .and_then(|mut st| {
-                st.query_row(params![&key[..]], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .optional()
-            })
-            .ok()
-            .flatten();
-        let (label, decision) = row?;
-        let output = self.values.intern_text(&label);
-        let decision = match decision.as_deref() {
-            None => NO_DECISION,
-            Some("null") => ESCALATE,
-            Some(form) => self.values.intern_text(form),
+    /// The stored answers of `texts` (`None` for a miss). A read error counts as a miss (a cache
+    /// never fails a run).
+    ///
+    /// The keys are looked up in sorted order: neighbouring keys share the B-tree's pages, so a
+    /// batch reads each page once however its texts are ordered, and the stored JSON is borrowed
+    /// from the row, never copied, on its way to the interned value.
+    fn get_many(&mut self, texts: &[&str]) -> Vec<Option<Slot>> {
+        let mut keyed: Vec<([u8; 32], u32)> = texts
+            .iter()
+            .zip(0u32..)
+            .map(|(text, i)| (self.key(text), i))
+            .collect();
+        keyed.sort_unstable_by_key(|k| k.0);
+        let mut found = vec![None; texts.len()];
+        let Store { conn, values, .. } = self;
+        let Ok(mut st) = conn.prepare_cached("SELECT label, decision FROM answers WHERE k = ?1")
+        else {
+            return found;
         };
-        Some(Slot { output, decision })
+        for (key, i) in &keyed {
+            let slot = st
+                .query_row(params![&key[..]], |r| {
+                    let output = values.intern_text(r.get_ref(0)?.as_str()?);
+                    let decision = match r.get_ref(1)?.as_str_or_null()? {
+                        None => NO_DECISION,
+                        Some("null") => ESCALATE,
+                        Some(form) => values.intern_text(form),
+                    };
+                    Ok(Slot { output, decision })
+                })
+                .optional()
+                .ok()
+                .flatten();
+            if let Some(place) = found.get_mut(*i as usize) {
+                *place = slot;
+            }
+        }
+        found
+    }
+
+    /// The stored answer of `text`, if any.
+    #[cfg(test)]
+    fn get(&mut self, text: &str) -> Option<Slot> {
+        self.get_many(&[text]).pop().flatten()
     }
 
     /// Stores fresh answers in one transaction (all or none); returns their slots. A failed
@@ -308,14 +364,14 @@ impl Store {
         &mut self,
         answers: &[(&str, &Value, Option<&Decision>)],
     ) -> (Vec<Slot>, Result<(), Error>) {
-        let slots = answers
+        let slots: Vec<Slot> = answers
             .iter()
             .map(|&(_, output, decision)| self.values.slot(output, decision))
             .collect();
         let written = if answers.is_empty() || self.read_only {
             Ok(())
         } else {
-            self.insert(answers)
+            self.insert(answers, &slots)
         };
         if written.is_err() {
             self.read_only = true;
@@ -323,11 +379,27 @@ impl Store {
         (slots, written)
     }
 
-    fn insert(&mut self, answers: &[(&str, &Value, Option<&Decision>)]) -> Result<(), Error> {
-        let keys: Vec<[u8; 32]> = answers.iter().map(|(text, ..)| self.key(text)).collect();
+    /// Inserts the answers in key order (a batch's rows then share the B-tree's pages, so each
+    /// page is written once per batch).
+    fn insert(
+        &mut self,
+        answers: &[(&str, &Value, Option<&Decision>)],
+        slots: &[Slot],
+    ) -> Result<(), Error> {
+        let mut keyed: Vec<([u8; 32], Slot)> = answers
+            .iter()
+            .zip(slots)
+            .map(|((text, ..), &slot)| (self.key(text), slot))
+            .collect();
+        keyed.sort_unstable_by_key(|k| k.0);
         let sql = store_error("writing", &self.path);
-        let tx = self
-            .conn
+        let Store {
+            conn,
+            values,
+            model,
+            ..
+        } = self;
+        let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(&sql)?;
         {
@@ -336,12 +408,12 @@ impl Store {
                     "INSERT OR IGNORE INTO answers(k, model, label, decision) VALUES (?1, ?2, ?3, ?4)",
                 )
                 .map_err(&sql)?;
-            for (key, &(_, output, decision)) in keys.iter().zip(answers) {
+            for (key, slot) in &keyed {
                 st.execute(params![
                     &key[..],
-                    self.model,
-                    output.to_string(),
-                    decision_column(decision)
+                    *model,
+                    values.form(slot.output),
+                    values.decision_form(*slot)
                 ])
                 .map_err(&sql)?;
             }
@@ -610,8 +682,8 @@ impl<M: Model> Model for Cached<M> {
                 return self.model.predict_shared(texts);
             };
             store.values.trim();
-            for (i, text) in texts.iter().enumerate() {
-                match store.get(text) {
+            for (i, slot) in store.get_many(texts).into_iter().enumerate() {
+                match slot {
                     Some(slot) => out[i] = Some(store.values.get(slot.output)),
                     None => missing.push(i),
                 }
@@ -660,8 +732,8 @@ impl<M: Model> Model for Cached<M> {
                 drop(state);
                 return self.model.decide_batch(texts);
             };
-            for (i, text) in texts.iter().enumerate() {
-                match store.get(text) {
+            for (i, slot) in store.get_many(texts).into_iter().enumerate() {
+                match slot {
                     Some(slot) if slot.decision == NO_DECISION => {
                         without += 1;
                         rest.push(i);
@@ -762,6 +834,7 @@ mod tests {
         std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
         let mut key = blake3::Hasher::new();
         key.update(b"capkit-prediction-cache/1\0classify\0cmd\0[\"m\"]\0good");
+        assert_eq!(answer_key(identity, "good"), *key.finalize().as_bytes());
         std::fs::write(
             &legacy,
             format!(

@@ -50,7 +50,7 @@ mod settings;
 mod spec;
 
 pub use adapter::Adapter;
-pub use cache::{Cached, DATABASE, STORE_FORMAT, cache_size, default_cache_dir};
+pub use cache::{Cached, DATABASE, STORE_FORMAT, answer_key, cache_size, default_cache_dir};
 pub use error::Error;
 pub use settings::{Settings, Task};
 pub use spec::{ModelSpec, scrub_userinfo};
