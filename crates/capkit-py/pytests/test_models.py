@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from capkit_cli import REPO, require_capkit
+from capkit_cli import REPO, capkit_binary, require_capkit
 
 import capkit_rs
 from capkit_rs import (
@@ -30,6 +30,7 @@ from capkit_rs import (
     case_jitter_invariance,
     compare_students,
     extractive_capture_profile,
+    cache,
     keyboard_typo_corruption,
     models,
     whitespace_invariance,
@@ -209,6 +210,60 @@ def test_an_unusable_cache_warns_and_the_profile_goes_on(script, tmp_path):
         profile = capture_profile(student, teacher, TEXTS, suite())
     assert profile == capture_profile(student, RuleTeacher(), TEXTS, suite())
     teacher.close()
+
+
+def test_the_cache_is_looked_after_from_python(script, tmp_path):
+    """capkit_rs.cache is `capkit cache stats|verify|compact|export`: the same crate functions."""
+    store = tmp_path / "cache"
+    teacher = models.cmd([sys.executable, str(script), "rule"], cache=store)
+    capture_profile(student, teacher, TEXTS, suite())
+    teacher.close()
+
+    info = cache.stats(store)
+    assert info["path"] == store / "predictions.sqlite3"
+    assert info["format"] == "capkit-prediction-cache/2 (sqlite)"
+    assert info["answers"] > 0 and info["bytes"] > 0
+    [model] = info["models"]
+    assert model["answers"] == info["answers"] and "cmd" in model["identity"]
+    assert cache.verify(store) == []
+
+    out = tmp_path / "answers.jsonl"
+    assert cache.export(out, dir=store) == info["answers"]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == info["answers"]
+    assert set(lines[0]) == {"model", "k", "label", "decision"}
+
+    before, after = cache.compact(store)
+    assert 0 < after <= before
+    assert cache.stats(store)["answers"] == info["answers"]
+
+    if (cli := capkit_binary()) is not None:
+        shown = subprocess.run([cli, "cache", "stats", "--json", "--cache-dir", str(store)],
+                               capture_output=True, text=True, check=True)
+        assert json.loads(shown.stdout)["answers"] == info["answers"]
+
+
+def test_a_missing_cache_is_named_created_by_nothing_and_overwrites_nothing(tmp_path):
+    missing = tmp_path / "nowhere"
+    for call in (cache.stats, cache.verify, cache.compact):
+        with pytest.raises(FileNotFoundError, match="there is no prediction cache there"):
+            call(missing)
+    out = tmp_path / "answers.jsonl"
+    out.write_text("kept\n")
+    with pytest.raises(FileNotFoundError, match=str(missing / "predictions.sqlite3")):
+        cache.export(out, dir=missing)
+    assert out.read_text() == "kept\n", "a failed export must leave the file as it was"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answers.jsonl"], "nothing created"
+    assert cache.default_dir() == models_default_dir()
+
+
+def models_default_dir():
+    """The default directory's rule, as documented: $XDG_CACHE_HOME/capkit, else ~/.cache/capkit."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg) / "capkit"
+    home = os.environ.get("HOME")
+    return Path(home) / ".cache" / "capkit" if home else Path(".capkit-cache")
 
 
 def test_cache_arguments_are_checked():

@@ -1,4 +1,4 @@
-"""The type stubs (typo.pyi, mutator.pyi, models.pyi, transforms.pyi, _native.pyi) agree with the installed modules, name for
+"""The type stubs (typo.pyi, mutator.pyi, models.pyi, transforms.pyi, cache.pyi, _native.pyi) agree with the installed modules, name for
 name and signature for signature: mypy's stubtest (mypy is in requirements-test.txt; the test is
 skipped only where it is not installed)."""
 
@@ -16,7 +16,7 @@ ALLOWLIST = Path(__file__).with_name("stubtest_allowlist.txt")
 @pytest.mark.parametrize(
     "modules, extra",
     [
-        (["capkit_rs.typo", "capkit_rs.mutator", "capkit_rs.models", "capkit_rs.transforms"], []),
+        (["capkit_rs.typo", "capkit_rs.mutator", "capkit_rs.models", "capkit_rs.transforms", "capkit_rs.cache"], []),
         # Everything the stub declares is checked; what it leaves out (the corpus iterator class,
         # the module's __all__) is internal.
         (["capkit_rs._native"], ["--ignore-missing-stub", "--ignore-unused-allowlist"]),

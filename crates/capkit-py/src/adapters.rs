@@ -46,7 +46,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// A crate error as the Python exception of its kind: a program or file that cannot be opened
 /// is an `OSError` (`FileNotFoundError`, `PermissionError`), a model that failed to answer a
 /// `RuntimeError`, a bad spec or setting a `ValueError`.
-fn adapter_error(e: model_adapters::Error) -> PyErr {
+pub(crate) fn adapter_error(e: model_adapters::Error) -> PyErr {
     use model_adapters::Error;
     let message = chain(&e);
     match &e {
@@ -58,6 +58,7 @@ fn adapter_error(e: model_adapters::Error) -> PyErr {
             _ => PyOSError::new_err(message),
         },
         Error::Model(_) => PyRuntimeError::new_err(message),
+        Error::NoCache { .. } => PyFileNotFoundError::new_err(message),
         _ => PyValueError::new_err(message),
     }
 }

@@ -10,6 +10,8 @@
 #[cfg(feature = "python")]
 mod adapters;
 #[cfg(feature = "python")]
+mod cache;
+#[cfg(feature = "python")]
 mod convert;
 #[cfg(feature = "python")]
 mod errors;
@@ -49,5 +51,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     plan::register(m)?;
     fingerprint::register(m)?;
     adapters::register(m)?;
+    cache::register(m)?;
     Ok(())
 }

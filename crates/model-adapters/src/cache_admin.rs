@@ -41,11 +41,7 @@ pub struct ModelAnswers {
 fn open_existing(dir: &Path, flags: OpenFlags) -> Result<(Connection, PathBuf), Error> {
     let path = dir.join(DATABASE);
     if !path.is_file() {
-        return Err(Error::CacheStore {
-            action: "opening",
-            path,
-            message: "there is no prediction cache there".into(),
-        });
+        return Err(Error::NoCache { path });
     }
     let conn = Connection::open_with_flags(&path, flags).map_err(sql("opening", &path))?;
     conn.busy_timeout(BUSY_TIMEOUT)

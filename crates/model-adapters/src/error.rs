@@ -126,4 +126,11 @@ pub enum Error {
         /// SQLite's message.
         message: String,
     },
+    /// A cache command was pointed at a directory holding no prediction cache (they never create
+    /// one).
+    #[error("opening the prediction cache {}: there is no prediction cache there", path.display())]
+    NoCache {
+        /// The database file that is not there.
+        path: PathBuf,
+    },
 }

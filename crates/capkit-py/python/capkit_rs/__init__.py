@@ -15,7 +15,7 @@ counts behind a profile with intervals, paired tests and severity curves (the JS
 ``capkit profile --report``), :func:`merge_reports` adds reports over other texts, and
 :func:`compare_students` runs several students against one teacher. Real models (the
 ``cmd:``, ``http:``, ``openai:`` and ``file:`` models of ``capkit profile``, cached on disk) are in
-:mod:`capkit_rs.models`, the transform catalogue (every perturbation suite files name, as
+:mod:`capkit_rs.models` (the cache's upkeep in :mod:`capkit_rs.cache`), the transform catalogue (every perturbation suite files name, as
 factories: ``transforms.homoglyph(rate=0.1)``) in :mod:`capkit_rs.transforms`, typo tasks in
 :mod:`capkit_rs.typo`, mutator evaluation in
 :mod:`capkit_rs.mutator`, profiles on Ray in :mod:`capkit_rs.ray` (optional extra
