@@ -4,7 +4,9 @@
 //! Two profiles sharing one cache at once finish with the right profiles and lose no answer.
 //!
 //! Sizes: `CAPKIT_KILL_TEXTS` texts (default 4,000) and `CAPKIT_KILLS` kills (default 5), so
-//! the run (200,000 texts, 20 kills) is the same test with both set.
+//! the run (200,000 texts, 20 kills) is the same test with both set. `CAPKIT_BIN` runs
+//! another `capkit` binary than the one this test was built with (a release build, or a copy
+//! that a rebuild cannot replace under a long run).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -79,7 +81,11 @@ fn profile(s: &Setup, cache: Option<&Path>, log: &str) -> Command {
             s.dir.join(format!("{log}_{side}.log")).display()
         )
     };
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_capkit"));
+    let exe = std::env::var_os("CAPKIT_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_capkit")),
+        PathBuf::from,
+    );
+    let mut cmd = Command::new(exe);
     cmd.args(["profile", "classify", "--texts"])
         .arg(&s.texts)
         .arg("--suite")
