@@ -177,10 +177,45 @@ fn offline_example_page() {
         "cmd:python3 examples/profile/student.py",
         "--student",
         "cmd:python3 examples/profile/student_b.py",
+        "--alias",
+        "strict=cmd:python3 examples/profile/student.py",
     ];
     args.extend(common);
     args.extend(["--out", comparison.to_str().unwrap()]);
     run(&args);
+    // A bad alias is refused before any model runs, naming the flag and the rule.
+    let refused = capkit(
+        &root,
+        &[
+            "profile",
+            "compare",
+            "--texts",
+            "examples/profile/texts.txt",
+            "--teacher",
+            "cmd:t",
+            "--student",
+            "cmd:a",
+            "--student",
+            "cmd:b",
+            "--alias",
+            "7=cmd:a",
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(1), "{}", failure(&refused));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr)
+            .contains("--alias 7=cmd:a: the alias must not be all digits"),
+        "{}",
+        failure(&refused)
+    );
+    // The alias given is kept; the other student's is derived.
+    let written: serde_json::Value =
+        serde_json::from_slice(&fs::read(&comparison).unwrap()).unwrap();
+    assert_eq!(
+        written["aliases"],
+        serde_json::json!({"strict": "cmd:python3 examples/profile/student.py",
+                           "A": "cmd:python3 examples/profile/student_b.py"})
+    );
     run(&[
         "report",
         report.to_str().unwrap(),
@@ -204,6 +239,7 @@ fn offline_example_page() {
         "Abstention",
         "already below the 90.0 % threshold on the clean texts",
         "no significant difference at any stage (smallest Holm-adjusted p = 0.072)",
+        "<bdi>strict</bdi> vs <bdi>A</bdi>",
         // The suite's probe texts, recorded in the reports, beside their predictions.
         "<em>(empty text)</em>",
         r#"<span class="spec">GOOD</span>"#,

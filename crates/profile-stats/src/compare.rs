@@ -198,6 +198,9 @@ pub struct Comparison {
     pub students: IndexMap<String, ProfileReport>,
     /// Every pair of students (first before second in the given order).
     pub pairs: Vec<Pair>,
+    /// Short aliases given to students (alias → student name; see [`Comparison::with_aliases`]);
+    /// the others get derived ones ([`Comparison::aliases`]).
+    pub given_aliases: IndexMap<String, String>,
 }
 
 #[derive(Serialize)]
@@ -260,6 +263,20 @@ struct PairInput {
     counts: PairCounts,
 }
 
+/// Whether `alias` can name a student: 1 to 24 characters, not all digits (a gate's
+/// `students.0` is a position), no `.` and no white space (it is a gate path segment).
+pub fn check_alias(alias: &str) -> Result<(), &'static str> {
+    if alias.is_empty() || alias.chars().count() > 24 {
+        Err("must be 1 to 24 characters")
+    } else if alias.chars().all(|c| c.is_ascii_digit()) {
+        Err("must not be all digits (students.0 names a student by position)")
+    } else if alias.chars().any(|c| c == '.' || c.is_whitespace()) {
+        Err("must hold no '.' and no white space (it is a gate path segment)")
+    } else {
+        Ok(())
+    }
+}
+
 impl Comparison {
     /// The comparison of several students' runs against one teacher: every student's report
     /// (named after the student and the teacher) and every pair of students, first before
@@ -304,6 +321,7 @@ impl Comparison {
             teacher,
             students,
             pairs,
+            given_aliases: IndexMap::new(),
         }
     }
 
@@ -428,14 +446,64 @@ impl Comparison {
         Value::Object(out)
     }
 
-    /// Every student's short alias (A, B, C… in order), alias → student name: what pages and
-    /// gates (`students.A`) use instead of a full model spec.
+    /// Every student's short alias, in student order, alias → student name: what pages and
+    /// gates (`students.A`) use instead of a full model spec. A student given an alias
+    /// ([`Comparison::with_aliases`]) has it; the others get A, B, C… in order, skipping any
+    /// alias already given, so that every alias is unique.
     pub fn aliases(&self) -> IndexMap<String, String> {
+        let given: IndexMap<&str, &str> = self
+            .given_aliases
+            .iter()
+            .map(|(alias, name)| (name.as_str(), alias.as_str()))
+            .collect();
+        let mut derived = (0..)
+            .map(crate::gate::derived_alias)
+            .filter(|a| !self.given_aliases.contains_key(a));
         self.students
             .keys()
-            .enumerate()
-            .map(|(k, name)| (crate::gate::derived_alias(k), name.clone()))
+            .map(|name| {
+                let alias = match given.get(name.as_str()) {
+                    Some(alias) => (*alias).to_owned(),
+                    None => derived.next().unwrap_or_default(),
+                };
+                (alias, name.clone())
+            })
             .collect()
+    }
+
+    /// The comparison with short aliases for some students (`(alias, student name)`; the
+    /// command line's `--alias ALIAS=MODEL`). Refused, naming the alias: an unknown student, a
+    /// student given two aliases, an alias given twice, or an alias that is empty, longer than
+    /// 24 characters, all digits (a gate's `students.0` is a position) or holding a `.` or
+    /// white space (a gate path could not name it).
+    pub fn with_aliases(
+        mut self,
+        aliases: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Comparison, Error> {
+        let mut given: IndexMap<String, String> = IndexMap::new();
+        for (alias, name) in aliases {
+            let at = || format!("aliases.{alias}");
+            let bad = if let Err(message) = check_alias(&alias) {
+                Some(message)
+            } else if !self.students.contains_key(&name) {
+                Some("names no student of the comparison")
+            } else if given.contains_key(&alias) {
+                Some("is given twice")
+            } else if given.values().any(|n| *n == name) {
+                Some("names a student that already has an alias")
+            } else {
+                None
+            };
+            if let Some(message) = bad {
+                return Err(Error::Invalid {
+                    at: at(),
+                    message: format!("{message} (student {name:?})"),
+                });
+            }
+            given.insert(alias, name);
+        }
+        self.given_aliases = given;
+        Ok(self)
     }
 
     /// The paired tests of every pair (in `pairs` order), Holm-adjusted together: the family is
@@ -518,9 +586,45 @@ impl Comparison {
             teacher,
             students,
             pairs,
+            given_aliases: IndexMap::new(),
         };
         comparison.validate()?;
-        Ok(comparison)
+        // Written aliases are read back as given (derived ones read back as themselves).
+        match obj.get("aliases") {
+            None | Some(Value::Null) => Ok(comparison),
+            Some(Value::Object(map)) => {
+                let given = map
+                    .iter()
+                    .map(|(alias, name)| match name.as_str() {
+                        Some(name) => Ok((alias.clone(), name.to_owned())),
+                        None => Err(Error::Invalid {
+                            at: format!("aliases.{alias}"),
+                            message: "must be a student's name (a string)".into(),
+                        }),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut read = comparison.with_aliases(given)?;
+                // Kept as given: only the aliases derivation would not reproduce (a file
+                // written with derived aliases reads back as the comparison that wrote it).
+                let written = read.aliases();
+                for alias in written.keys() {
+                    let mut fewer = read.given_aliases.clone();
+                    fewer.shift_remove(alias);
+                    let trial = Comparison {
+                        given_aliases: fewer,
+                        ..read.clone()
+                    };
+                    if trial.aliases() == written {
+                        read.given_aliases = trial.given_aliases;
+                    }
+                }
+                Ok(read)
+            }
+            Some(_) => Err(Error::Invalid {
+                at: "aliases".into(),
+                message: "must be an object of student names by alias".into(),
+            }),
+        }
     }
 
     /// Checks that every report has the same task, suite, settings and teacher, and that every
@@ -646,10 +750,17 @@ impl Comparison {
             )?;
             a.counts.merge(&b.counts)?;
         }
+        same("aliases", &self.aliases(), &other.aliases(), |a| {
+            a.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })?;
         Ok(Comparison {
             teacher: self.teacher.clone(),
             students,
             pairs,
+            given_aliases: self.given_aliases.clone(),
         })
     }
 }

@@ -89,7 +89,7 @@ mod sample;
 
 pub use compare::{
     COMPARISON_FORMAT, Comparison, Pair, PairAgreement, PairChanges, PairCounts, PairTests,
-    StudentOutcomes,
+    StudentOutcomes, check_alias,
 };
 pub use counts::{
     AbstentionCounts, AgreeSplit, ClassifyCounts, CleanCounts, CleanVsCorrupted, CorruptionCounts,

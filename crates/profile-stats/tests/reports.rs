@@ -365,3 +365,75 @@ fn reading_refuses_other_formats_and_inconsistent_counts() {
             .starts_with("counts: its stages")
     );
 }
+
+/// Aliases: given ones kept, the others derived in order without a clash, written and read
+/// back, named by gates; bad ones refused naming the alias.
+#[test]
+fn comparison_aliases_are_given_or_derived_and_unique() {
+    use profile_stats::{Comparison, Gate, StudentOutcomes};
+    // No texts: the pairs' (empty) outcome tables count the reports' texts.
+    let report = classify(&[]);
+    let runs = ["cmd:x", "cmd:y", "cmd:z"]
+        .iter()
+        .map(|s| {
+            let outcomes = StudentOutcomes {
+                clean: Vec::new(),
+                corruptions: suite()
+                    .corruptions
+                    .iter()
+                    .map(|c| (c.name.clone(), Vec::new()))
+                    .collect(),
+                invariances: [("case".to_owned(), Vec::new())].into_iter().collect(),
+            };
+            (s.to_string(), report.clone(), outcomes)
+        })
+        .collect();
+    let c = Comparison::of_runs(None, runs);
+    let names = |c: &Comparison| {
+        c.aliases()
+            .into_iter()
+            .map(|(a, n)| format!("{a}={n}"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&c), ["A=cmd:x", "B=cmd:y", "C=cmd:z"]);
+    let given = c
+        .clone()
+        .with_aliases([
+            ("A".to_owned(), "cmd:z".to_owned()),
+            ("fast".to_owned(), "cmd:x".to_owned()),
+        ])
+        .unwrap();
+    assert_eq!(names(&given), ["fast=cmd:x", "B=cmd:y", "A=cmd:z"]);
+    let json = given.to_json();
+    let read = Comparison::from_json(&json).unwrap();
+    assert_eq!(names(&read), names(&given));
+    assert_eq!(read, given);
+    let gate = Gate::parse("students.fast.counts.n < 5").unwrap();
+    let outcome = gate.evaluate(&json);
+    assert!(outcome.is_ok(), "{outcome:?}");
+    for (alias, name, message) in [
+        ("7", "cmd:x", "must not be all digits"),
+        ("a.b", "cmd:x", "no '.'"),
+        ("", "cmd:x", "1 to 24 characters"),
+        ("q", "cmd:nobody", "names no student"),
+    ] {
+        let err = c
+            .clone()
+            .with_aliases([(alias.to_owned(), name.to_owned())])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("aliases.{alias}")) && err.contains(message),
+            "{err}"
+        );
+    }
+    let twice = c
+        .clone()
+        .with_aliases([
+            ("p".to_owned(), "cmd:x".to_owned()),
+            ("q".to_owned(), "cmd:x".to_owned()),
+        ])
+        .unwrap_err()
+        .to_string();
+    assert!(twice.contains("already has an alias"), "{twice}");
+}

@@ -44,6 +44,11 @@ pub(crate) struct CompareArgs {
     /// Write the comparison here (atomically) instead of stdout.
     #[arg(long, value_name = "COMPARISON.json")]
     out: Option<PathBuf>,
+    /// A short name for a student, `ALIAS=MODEL` (MODEL exactly as given to --student), used
+    /// on the page and by gates (`students.ALIAS`); repeatable. Students without one are
+    /// A, B, C… in order (skipping aliases given).
+    #[arg(long = "alias", value_name = "ALIAS=MODEL")]
+    aliases: Vec<String>,
     /// Add a top-level "run" block per student (as `--with-run-info` of classify/extract).
     #[arg(long)]
     with_run_info: bool,
@@ -74,6 +79,23 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     if args.students.len() < 2 {
         bail!("give at least two --student models to compare");
     }
+    // Checked before any model runs: (alias, index of its --student).
+    let aliases = args
+        .aliases
+        .iter()
+        .map(|raw| {
+            let Some((alias, model)) = raw.split_once('=') else {
+                bail!("--alias {raw}: expected ALIAS=MODEL");
+            };
+            if let Err(message) = profile_stats::check_alias(alias) {
+                bail!("--alias {raw}: the alias {message}");
+            }
+            match args.students.iter().position(|s| s == model) {
+                Some(k) => Ok((alias.to_owned(), k)),
+                None => bail!("--alias {raw}: {model} is not one of the --student models"),
+            }
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let reach = args.run.settings(task)?;
     let stats = report::settings(args.level, args.break_even)?;
     let inputs = Inputs::load(
@@ -133,7 +155,12 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for (_, _, model) in &students {
         model.report_cache();
     }
+    let given = aliases
+        .iter()
+        .filter_map(|(alias, k)| students.get(*k).map(|s| (alias.clone(), s.0.clone())));
     let comparison = comparison
+        .with_aliases(given)
+        .map_err(|e| anyhow::anyhow!("--alias: {e}"))?
         .with_teacher(Some(teacher_spec.to_string()))
         .with_settings(stats)
         .with_suite_fingerprint(Some(report::fingerprint(spec)))
