@@ -106,7 +106,7 @@ fn curves(
                                 name: (*name).clone(),
                                 style: student_style(k),
                                 curve,
-                                intervals: point_intervals(r, curve),
+                                intervals: point_intervals(r, f, curve),
                             })
                         }).collect();
                         div { (curve_figure(ids, family, metric(first), &series, first.settings.break_even, first.settings.level.get())) }

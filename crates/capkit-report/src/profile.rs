@@ -4,7 +4,7 @@
 use maud::{Markup, html};
 use profile_stats::analysis::{self, AbstentionAnalysis, ClassifyAnalysis, ExtractAnalysis};
 use profile_stats::{
-    Counts, FieldSums, Interval, ProfileReport, SeverityCurve, f1_interval, wilson,
+    Counts, FieldSums, Interval, Method, ProfileReport, SeverityCurve, f1_interval, wilson,
 };
 use profile_types::value::py_str;
 use profile_types::{FieldBreakdown, Label};
@@ -96,15 +96,34 @@ pub(crate) fn metric(report: &ProfileReport) -> &'static str {
 
 /// The interval of each point of a curve: the stages at its severity pooled (counts added),
 /// so a point of one stage has exactly that stage's interval.
-pub(crate) fn point_intervals(report: &ProfileReport, curve: &SeverityCurve) -> Vec<Interval> {
+pub(crate) fn point_intervals(
+    report: &ProfileReport,
+    figures: &Figures,
+    curve: &SeverityCurve,
+) -> Vec<Interval> {
     let level = report.settings.level;
     curve
         .points
         .iter()
         .map(|point| {
             let stages = point.stages.len() as u64;
-            match &report.counts {
-                Counts::Classify(c) => {
+            match (&report.counts, figures) {
+                // A sampled teacher: each corrupted stage's interval is its prediction-powered
+                // one (its counts are the sample's), and stages of one severity pool as the
+                // mean of their intervals (as their estimates do, `severity_curve`): if every
+                // stage's interval covers its rate, the mean covers the pooled rate.
+                (Counts::Classify(c), Figures::Classify(a)) if c.sample.is_some() => {
+                    let each: Vec<Interval> = point
+                        .stages
+                        .iter()
+                        .map(|s| match a.corruptions.get(s) {
+                            Some(k) => k.agreement,
+                            None => a.clean.agreement,
+                        })
+                        .collect();
+                    mean_interval(&each)
+                }
+                (Counts::Classify(c), _) => {
                     let hits: u64 = point
                         .stages
                         .iter()
@@ -115,7 +134,7 @@ pub(crate) fn point_intervals(report: &ProfileReport, curve: &SeverityCurve) -> 
                         .sum();
                     wilson(hits, c.n * stages, level)
                 }
-                Counts::Extract(c) => {
+                (Counts::Extract(c), _) => {
                     let mut sums = FieldSums::default();
                     for s in &point.stages {
                         sums += match c.corruptions.get(s) {
@@ -128,6 +147,27 @@ pub(crate) fn point_intervals(report: &ProfileReport, curve: &SeverityCurve) -> 
             }
         })
         .collect()
+}
+
+/// The mean of intervals (estimates and limits); prediction-powered when any of them is.
+fn mean_interval(each: &[Interval]) -> Interval {
+    let k = each.len().max(1) as f64;
+    let estimate: Option<Vec<f64>> = each.iter().map(|i| i.estimate).collect();
+    let estimated = each.iter().any(|i| i.method == Method::PpiPowerTuned);
+    match each {
+        [one] => *one,
+        _ => Interval {
+            estimate: estimate.map(|e| e.iter().sum::<f64>() / k),
+            lower: each.iter().map(|i| i.lower).sum::<f64>() / k,
+            upper: each.iter().map(|i| i.upper).sum::<f64>() / k,
+            level: each.first().map_or(0.95, |i| i.level),
+            method: if estimated {
+                Method::PpiPowerTuned
+            } else {
+                each.first().map_or(Method::Wilson, |i| i.method)
+            },
+        },
+    }
 }
 
 /// One curve of a severity figure.
@@ -274,7 +314,14 @@ pub(crate) fn curve_summary(curve: &SeverityCurve) -> String {
         ),
         None => format!("never below {threshold} up to severity {}", number(max)),
     };
-    format!("{auc}; {break_even}")
+    // A sampled teacher: the points are estimates, and so are the area and break-even (no
+    // interval of their own).
+    let estimated = if curve.estimated.is_some() {
+        " (estimated: computed from the estimated points, without an interval)"
+    } else {
+        ""
+    };
+    format!("{auc}; {break_even}{estimated}")
 }
 
 /// The article for one profile report.
@@ -474,7 +521,7 @@ fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Marku
                         name: "student".to_owned(),
                         style: 0,
                         curve,
-                        intervals: point_intervals(report, curve),
+                        intervals: point_intervals(report, figures, curve),
                     }], report.settings.break_even, level))
                 }
             }
@@ -1018,7 +1065,7 @@ pub(crate) fn methods(level: f64, sampled: bool) -> Markup {
                     "a difference is called significant when the adjusted p < " (number(((1.0 - level) * 1e9).round() / 1e9)) "." }
                 li { "Severity curves pool the stages of equal severity; the break-even severity is interpolated linearly where a curve first falls below the threshold; the area is normalised by the largest severity." }
                 @if sampled {
-                    li { "Figures marked (estimated): the teacher answered the corrupted and rewritten versions of a seeded uniform sample of the texts only. Each is a power-tuned prediction-powered estimate (PPI++) of the full profile's value, from the sampled texts' teacher answers and a surrogate on every text (the student's answer against the teacher's clean answer; the student's own change), with a normal interval; the p-values of those stages are McNemar score tests on the sampled texts (Holm-adjusted with the rest), and their curve points are the sampled texts' rates." }
+                    li { "Figures marked (estimated): the teacher answered the corrupted and rewritten versions of a seeded uniform sample of the texts only. Each is a power-tuned prediction-powered estimate (PPI++) of the full profile's value, from the sampled texts' teacher answers and a surrogate on every text (the student's answer against the teacher's clean answer; the student's own change), with a normal interval; the p-values of those stages are McNemar score tests on the sampled texts (Holm-adjusted with the rest); their curve points are the estimates, and each curve's area and break-even severity are computed from them (point estimates, without an interval)." }
                 }
             }
         }

@@ -271,3 +271,40 @@ fn the_surrogate_is_the_students_corrupted_answer_against_the_teachers_clean_one
     let how = &sampled["corruptions"]["drop_vowels"]["estimated"];
     assert!(how["lambda"].as_f64().unwrap() > 0.3, "{how}");
 }
+
+#[test]
+fn a_sampled_reports_curves_are_its_estimates_and_say_so() {
+    let texts: Vec<String> = (0..400)
+        .map(|i| format!("{} food {i}", WORDS[i % WORDS.len()]))
+        .collect();
+    let sampled = sampled_report(&texts, 64, 0.3).to_json();
+    let curves = sampled["curves"].as_object().unwrap();
+    assert!(!curves.is_empty());
+    for curve in curves.values() {
+        assert_eq!(curve["estimated"], "ppi_power_tuned");
+        let points = curve["points"].as_array().unwrap();
+        assert_eq!(
+            points[0]["value"],
+            sampled["clean"]["agreement"]["estimate"]
+        );
+        for point in &points[1..] {
+            let stages = point["stages"].as_array().unwrap();
+            assert_eq!(stages.len(), 1);
+            let stage = stages[0].as_str().unwrap();
+            // The corruption's prediction-powered agreement, not the sample's plain rate.
+            assert_eq!(
+                point["value"],
+                sampled["corruptions"][stage]["agreement"]["estimate"]
+            );
+        }
+    }
+    let s = PerItemFn::new(student);
+    let t = PerItemFn::new(teacher);
+    let suite = suite();
+    let mut full = CaptureRun::new(&s, &t, &suite).unwrap();
+    full.add(&texts).unwrap();
+    let full = full.report().unwrap().to_json();
+    for curve in full["curves"].as_object().unwrap().values() {
+        assert!(curve.get("estimated").is_none(), "{curve}");
+    }
+}

@@ -275,6 +275,7 @@ pub fn classify(
         severity,
         hits: counts.clean.agree,
         total: n,
+        estimate: None,
     };
     let curves = curves(
         suite,
@@ -282,13 +283,17 @@ pub fn classify(
         clean_point("clean", 0.0),
         n,
         settings,
-        // A sampled profile's curve points are the sampled texts' plain rates (its agreement
-        // figures are the estimates).
+        // A sampled profile's corrupted points are its agreement estimates (the clean point
+        // is exact): the curve estimates the full profile's, and says so.
         |name| {
-            counts
-                .corruptions
-                .get(name)
-                .map(|c| (c.agree.table().second(), sample.map_or(n, |s| s.labelled)))
+            let c = counts.corruptions.get(name)?;
+            let estimate = sample.map(|s| {
+                s.corruption_sums(name, n)
+                    .and_then(|sums| estimate_rate(&sums, level))
+                    .map(|e| e.estimate)
+            });
+            let total = sample.map_or(n, |s| s.labelled);
+            Some((c.agree.table().second(), total, estimate))
         },
     );
     let mut analysis = ClassifyAnalysis {
@@ -391,9 +396,11 @@ pub fn extract(
         severity: 0.0,
         hits,
         total,
+        estimate: None,
     };
     let curves = curves(suite, "f1", clean, n, settings, |name| {
-        counts.corruptions.get(name).map(|c| f1_point(&c.student))
+        let (hits, total) = f1_point(&counts.corruptions.get(name)?.student);
+        Some((hits, total, None))
     });
     let mut analysis = ExtractAnalysis {
         clean: ExtractClean {
@@ -414,20 +421,21 @@ pub fn extract(
 }
 
 /// One curve per family of corruptions with a severity, families in order of first appearance.
+/// `point` gives a corruption's hits, total and estimate ([`CurveInput`]).
 fn curves(
     suite: &SuiteDescriptor,
     metric: &str,
     clean: CurveInput,
     n: u64,
     settings: &Settings,
-    point: impl Fn(&str) -> Option<(u64, u64)>,
+    point: impl Fn(&str) -> Option<(u64, u64, Option<Option<f64>>)>,
 ) -> IndexMap<String, SeverityCurve> {
     let mut families: IndexMap<&str, Vec<CurveInput>> = IndexMap::new();
     for c in &suite.corruptions {
         let (Some(family), Some(severity)) = (&c.family, c.severity) else {
             continue;
         };
-        let Some((hits, total)) = point(&c.name) else {
+        let Some((hits, total, estimate)) = point(&c.name) else {
             continue;
         };
         families.entry(family).or_default().push(CurveInput {
@@ -435,6 +443,7 @@ fn curves(
             severity,
             hits,
             total,
+            estimate,
         });
     }
     families

@@ -14,6 +14,10 @@ pub struct CurveInput {
     pub hits: u64,
     /// Denominator of the rate.
     pub total: u64,
+    /// `Some` when the rate is a prediction-powered estimate of its full-profile value (a
+    /// sampled teacher; `hits`/`total` then count the sample and are not used): the estimate,
+    /// or `None` when there is none (no sampled text). `None`: the rate is `hits / total`.
+    pub estimate: Option<Option<f64>>,
 }
 
 /// One point of a curve: the stages at one severity, pooled.
@@ -52,11 +56,20 @@ pub struct SeverityCurve {
     pub auc: Option<f64>,
     /// The break-even severity.
     pub break_even: BreakEven,
+    /// Set when a point is a prediction-powered estimate (a profile whose teacher answered a
+    /// sample of the transformed texts): the estimator (`ppi_power_tuned`). The points are
+    /// then estimates of the full profile's rates and the area and break-even severity are
+    /// computed from them, as point estimates without an interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated: Option<String>,
 }
 
 /// Builds a curve from its clean point and the family's corruptions (any order). `n` is the
 /// number of texts: `n = 0` leaves every value `None`. A total of 0 with texts (an extractor
-/// stage without any field) has the value `1.0`, upstream's F1 convention.
+/// stage without any field) has the value `1.0`, upstream's F1 convention. Stages of equal
+/// severity pool their counts; where one of them is an estimate ([`CurveInput::estimate`]),
+/// the point is the mean of the stages' rates (every stage of a profile has the same texts,
+/// so this is the pooled rate of the full profile), and the curve is marked `estimated`.
 pub fn severity_curve(
     metric: &str,
     clean: CurveInput,
@@ -67,32 +80,38 @@ pub fn severity_curve(
     let mut inputs: Vec<&CurveInput> = std::iter::once(&clean).chain(corruptions).collect();
     // Stable: the clean point stays first among severity-0 stages, suite order otherwise.
     inputs.sort_by(|a, b| a.severity.total_cmp(&b.severity));
-    let mut pooled: Vec<(f64, Vec<String>, u64, u64)> = Vec::new();
+    let mut pooled: Vec<(f64, Vec<&CurveInput>)> = Vec::new();
     for input in inputs {
         match pooled.last_mut() {
-            Some(last) if last.0 == input.severity => {
-                last.1.push(input.stage.clone());
-                last.2 += input.hits;
-                last.3 += input.total;
-            }
-            _ => pooled.push((
-                input.severity,
-                vec![input.stage.clone()],
-                input.hits,
-                input.total,
-            )),
+            Some(last) if last.0 == input.severity => last.1.push(input),
+            _ => pooled.push((input.severity, vec![input])),
         }
     }
+    let counted = |hits: u64, total: u64| match (n, total) {
+        (0, _) => None,
+        (_, 0) => Some(1.0),
+        _ => Some(hits as f64 / total as f64),
+    };
     let points: Vec<CurvePoint> = pooled
         .into_iter()
-        .map(|(severity, stages, hits, total)| CurvePoint {
-            severity,
-            stages,
-            value: match (n, total) {
-                (0, _) => None,
-                (_, 0) => Some(1.0),
-                _ => Some(hits as f64 / total as f64),
-            },
+        .map(|(severity, stages)| {
+            let value = if stages.iter().any(|s| s.estimate.is_some()) {
+                let rates: Option<Vec<f64>> = stages
+                    .iter()
+                    .map(|s| s.estimate.unwrap_or_else(|| counted(s.hits, s.total)))
+                    .collect();
+                rates.map(|r| r.iter().sum::<f64>() / r.len() as f64)
+            } else {
+                counted(
+                    stages.iter().map(|s| s.hits).sum(),
+                    stages.iter().map(|s| s.total).sum(),
+                )
+            };
+            CurvePoint {
+                severity,
+                stages: stages.iter().map(|s| s.stage.clone()).collect(),
+                value,
+            }
         })
         .collect();
     let values: Option<Vec<(f64, f64)>> = points
@@ -101,6 +120,10 @@ pub fn severity_curve(
         .collect();
     let auc = values.as_deref().and_then(normalised_area);
     let severity = values.as_deref().and_then(|v| break_even(v, threshold));
+    let estimated = std::iter::once(&clean)
+        .chain(corruptions)
+        .any(|i| i.estimate.is_some())
+        .then(|| crate::sample::PPI_METHOD.to_owned());
     SeverityCurve {
         metric: metric.to_owned(),
         points,
@@ -109,6 +132,7 @@ pub fn severity_curve(
             threshold,
             severity,
         },
+        estimated,
     }
 }
 
@@ -147,6 +171,7 @@ mod tests {
             severity,
             hits,
             total,
+            estimate: None,
         }
     }
 
