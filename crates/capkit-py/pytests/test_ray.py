@@ -91,6 +91,53 @@ def test_classify_report_on_ray_equals_single_process():
     )
 
 
+class OnlyThese:
+    """A teacher that fails when asked about a text outside `allowed` (what the single process asked)."""
+
+    def __init__(self, allowed):
+        self.allowed = set(allowed)
+
+    def __call__(self, batch):
+        extra = [str(t) for t in batch["text"] if str(t) not in self.allowed]
+        if extra:
+            raise ValueError(f"asked about {len(extra)} texts the single process never asked, e.g. {extra[0]!r}")
+        return Teacher("good")(batch)
+
+
+def test_a_sampled_teacher_on_ray_equals_single_process_and_is_asked_the_sample_only():
+    texts = TEXTS[:4000]
+    asked = []
+
+    def teacher(ts):
+        asked.extend(ts)
+        return Teacher("good")({"text": ts})["label"]
+
+    # A budget is split over every text (not per shard): 2,000 calls over 5 stages of 4,000 texts.
+    expected = capkit_rs.capture_profile_report(
+        lambda ts: student_labels(ts), teacher, texts, suite(), teacher_budget=2000, teacher_seed=3
+    )
+    design = expected["counts"]["sample"]["design"]
+    assert design == {"fraction": 0.1, "seed": 3}
+    full_calls = len(capkit_rs._native._plan_texts(texts, suite()))
+    assert len(set(asked)) < full_calls / 2, (len(set(asked)), full_calls)
+    only = capkit_ray.model(OnlyThese, fn_constructor_args=(sorted(set(asked)),), concurrency=1, batch_size=256)
+    got = capkit_ray.profile(texts, suite(), student=student_fn, teacher=only, shards=3, teacher_budget=2000, teacher_seed=3)
+    assert got == expected
+    # The same fraction, given as one, on another shard count; and the plan asks the teacher
+    # about exactly the transformed texts of sampled texts.
+    assert capkit_ray.profile(texts, suite(), student=student_fn, teacher=only, shards=5, teacher_sample=0.1, teacher_seed=3) == expected
+    planned = capkit_rs._native._plan_texts(texts, suite(), teacher_sample=0.1, teacher_seed=3)
+    assert {t for t, _, ask in planned if ask} == set(asked) - set(suite().probes)
+    assert all(ask for _, stage, ask in planned if stage == "clean")
+
+
+def test_an_extract_profile_on_ray_refuses_a_teacher_sample_before_any_work():
+    s = CapabilitySuite(corruptions={"typo": keyboard_typo_corruption(0.1)}, invariances={}, probes=[])
+    with pytest.raises(ValueError, match="an extract profile cannot sample its teacher: .*a ratio.*no valid interval"):
+        capkit_ray.profile(TEXTS[:10], s, student=lambda b: {"record": records(b["text"])},
+                           teacher=lambda b: {"record": records(b["text"])}, fields=["food"], teacher_sample=0.1)
+
+
 def test_extract_report_on_ray_equals_single_process():
     s = CapabilitySuite(corruptions={"typo": keyboard_typo_corruption(0.1)}, invariances={"space": capkit_rs.whitespace_invariance})
     expected = capkit_rs.extractive_profile_report(lambda ts: records(ts), lambda ts: records([t.lower() for t in ts]), TEXTS, s, fields=["food", "id"])

@@ -76,6 +76,11 @@ def test_compare_students_samples_the_teacher_and_extract_refuses():
     assert pair["corruptions"]["upper"]["difference"]["method"] == "ppi_power_tuned"
     assert pair["estimated"]["upper"]["texts"] == len(TEXTS)
     assert "ppi_power_tuned" in comparison["methods"]
-    with pytest.raises(ValueError, match="an extract profile cannot sample its teacher"):
+    # Refused, saying why: micro F1 is a ratio, and only means get prediction-powered intervals.
+    why = "an extract profile cannot sample its teacher: .*a ratio.*no valid interval"
+    with pytest.raises(ValueError, match=why):
         compare_students(lambda ts: [{} for _ in ts], {"a": lambda ts: [{} for _ in ts]}, ["x"],
                          CapabilitySuite(), fields=["a"], teacher_sample=0.5)
+    with pytest.raises(ValueError, match=why):
+        capkit_rs.extractive_profile_report(lambda ts: [{} for _ in ts], lambda ts: [{} for _ in ts], ["x"],
+                                            CapabilitySuite(), fields=["a"], teacher_budget=10)

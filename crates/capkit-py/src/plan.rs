@@ -1,19 +1,44 @@
 //! Planning a profile for execution elsewhere (Ray): which distinct texts each stage sends the
 //! models, computed by the profile engine itself over models that answer nothing, so the plan is
-//! exactly what a single-process profile would ask.
+//! exactly what a single-process profile would ask (a sampled teacher included).
 
 use pyo3::prelude::*;
 
 use profile_types::Label;
-use suite_core::{Model, ModelError, PredictionCache, Stage};
+use suite_core::{Model, ModelError, PredictionCache, Stage, TeacherSample, TextHash};
 
 use crate::convert::texts_of;
 use crate::errors::suite_error;
 use crate::profile::rust_suite;
+use crate::report::{EXTRACT_SAMPLING, teacher_design};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_plan_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(_teacher_fraction, m)?)?;
     Ok(())
+}
+
+/// `_teacher_fraction(suite, texts, teacher_sample=None, teacher_budget=None, *, extract=False)
+/// -> float | None`: the fraction of texts a profile of `texts` texts under `suite` samples for its teacher
+/// (`None`: the full profile), by the rule `capture_profile_report` applies (a budget is split
+/// over the suite's transformed stages and the *total* number of texts). A profile split into
+/// shards samples each shard with this one fraction, so the shards agree with a single run. An
+/// extractor profile (`extract`) refuses a sample, as `compare_students` does.
+#[pyfunction]
+#[pyo3(signature = (suite, texts, teacher_sample = None, teacher_budget = None, *, extract = false))]
+fn _teacher_fraction(
+    suite: &Bound<'_, PyAny>,
+    texts: u64,
+    teacher_sample: Option<f64>,
+    teacher_budget: Option<u64>,
+    extract: bool,
+) -> PyResult<Option<f64>> {
+    if extract && (teacher_sample.is_some() || teacher_budget.is_some()) {
+        return Err(pyo3::exceptions::PyValueError::new_err(EXTRACT_SAMPLING));
+    }
+    let stages = suite.getattr("corruptions")?.len()? + suite.getattr("invariances")?.len()?;
+    let design = teacher_design((teacher_sample, teacher_budget, 0), stages, texts)?;
+    Ok(design.map(|d| d.fraction()))
 }
 
 /// A model that is never really asked: the plan only needs the texts.
@@ -25,39 +50,65 @@ impl Model for Silent {
     }
 }
 
-/// `(text, stage)` for every distinct text a profile of `texts` under `suite` sends each model,
-/// in the order the engine first sends it, with the stage that first sends it (`clean`,
-/// `corruption:NAME`, `invariance:NAME`). Probes are not included.
+/// `(text, stage, teacher)` for every distinct text a profile of `texts` under `suite` sends the
+/// student, in the order the engine first sends it, with the stage that first sends it (`clean`,
+/// `corruption:NAME`, `invariance:NAME`) and whether the teacher is asked about it too: always,
+/// unless `teacher_sample` (a fraction, drawn with `teacher_seed`) samples the teacher, when a
+/// transformed text reaches it only from a sampled text (the rule of `capture_profile_report`
+/// with the same options, text by text). Probes are not included.
 #[pyfunction]
+#[pyo3(signature = (texts, suite, *, teacher_sample = None, teacher_seed = 0))]
 fn _plan_texts(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     suite: &Bound<'_, PyAny>,
-) -> PyResult<Vec<(String, String)>> {
+    teacher_sample: Option<f64>,
+    teacher_seed: u64,
+) -> PyResult<Vec<(String, String, bool)>> {
     let texts = texts_of(texts)?;
     let (suite, _probes) = rust_suite(suite, &texts)?;
-    py.detach(|| -> Result<Vec<(String, String)>, suite_core::Error> {
-        let mut cache = PredictionCache::new(&Silent, &Silent);
-        let mut plan = Vec::new();
-        let mut take = |cache: &PredictionCache<'_>, from: usize, stage: String| {
-            for id in from..cache.distinct_texts() {
-                plan.push((cache.text(id as u32).to_owned(), stage.clone()));
+    let sample = teacher_sample
+        .map(|f| TeacherSample::new(f, teacher_seed))
+        .transpose()
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    py.detach(
+        || -> Result<Vec<(String, String, bool)>, suite_core::Error> {
+            let mut cache = PredictionCache::new(&Silent, &Silent);
+            let mut plan = Vec::new();
+            let mut take = |cache: &PredictionCache<'_>, from: usize, stage: String| {
+                for id in from..cache.distinct_texts() {
+                    plan.push((cache.text(id as u32).to_owned(), stage.clone(), true));
+                }
+            };
+            let from = cache.distinct_texts();
+            let clean = cache.stage(&Stage::Clean, texts.iter().map(String::as_str))?;
+            take(&cache, from, "clean".to_owned());
+            if let Some(sample) = &sample {
+                // Per position of the clean stage, as the engine draws it (by content).
+                cache.sample_teacher(
+                    texts
+                        .iter()
+                        .map(|t| sample.includes(&TextHash::of(t)))
+                        .collect(),
+                );
             }
-        };
-        let from = cache.distinct_texts();
-        let clean = cache.stage(&Stage::Clean, texts.iter().map(String::as_str))?;
-        take(&cache, from, "clean".to_owned());
-        for (name, transform) in suite.corruptions() {
-            let from = cache.distinct_texts();
-            cache.transformed(&Stage::Corruption(name.to_owned()), &clean, transform)?;
-            take(&cache, from, format!("corruption:{name}"));
-        }
-        for (name, transform) in suite.invariances() {
-            let from = cache.distinct_texts();
-            cache.transformed(&Stage::Invariance(name.to_owned()), &clean, transform)?;
-            take(&cache, from, format!("invariance:{name}"));
-        }
-        Ok(plan)
-    })
+            for (name, transform) in suite.corruptions() {
+                let from = cache.distinct_texts();
+                cache.transformed(&Stage::Corruption(name.to_owned()), &clean, transform)?;
+                take(&cache, from, format!("corruption:{name}"));
+            }
+            for (name, transform) in suite.invariances() {
+                let from = cache.distinct_texts();
+                cache.transformed(&Stage::Invariance(name.to_owned()), &clean, transform)?;
+                take(&cache, from, format!("invariance:{name}"));
+            }
+            // Whether the teacher was asked is known once every stage has run (a text first sent
+            // from an unsampled text may reach the teacher later from a sampled one).
+            for (id, entry) in plan.iter_mut().enumerate() {
+                entry.2 = cache.teacher_answered(id as u32);
+            }
+            Ok(plan)
+        },
+    )
     .map_err(|e| suite_error(py, e))
 }

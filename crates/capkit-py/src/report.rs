@@ -24,9 +24,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// Why an extractor profile refuses a teacher sample (the CLI says the same).
-const EXTRACT_SAMPLING: &str = "an extract profile cannot sample its teacher: its figures under \
-     corruption and rewriting are ratios of field counts (micro F1) whose prediction-powered \
-     interval needs the M-estimator form of PPI, not implemented; profile extract in full";
+pub(crate) const EXTRACT_SAMPLING: &str = profile_stats::RATIO_SAMPLE_REFUSED;
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -67,11 +65,12 @@ fn finish<'py>(
 }
 
 /// The teacher's sampling design of `teacher_sample` (a fraction) or `teacher_budget` (calls on
-/// transformed texts, split over the stages of `texts` texts), or `None`: the full profile.
-fn teacher_design(
+/// transformed texts, split over `stages` transformed stages of `texts` texts), or `None`: the
+/// full profile.
+pub(crate) fn teacher_design(
     (sample, budget, seed): (Option<f64>, Option<u64>, u64),
-    suite: &CapabilitySuite,
-    texts: usize,
+    stages: usize,
+    texts: u64,
 ) -> PyResult<Option<TeacherSample>> {
     let design = match (sample, budget) {
         (None, None) => return Ok(None),
@@ -81,12 +80,14 @@ fn teacher_design(
             ));
         }
         (Some(f), None) => TeacherSample::new(f, seed),
-        (None, Some(b)) => {
-            let stages = suite.corruptions().count() + suite.invariances().count();
-            TeacherSample::for_budget(b, stages, texts as u64, seed)
-        }
+        (None, Some(b)) => TeacherSample::for_budget(b, stages, texts, seed),
     };
     design.map(Some).map_err(value_error)
+}
+
+/// The transformed stages of a suite (what a teacher budget is split over).
+fn stage_count(suite: &CapabilitySuite) -> usize {
+    suite.corruptions().count() + suite.invariances().count()
 }
 
 /// `capture_profile_report(student, teacher, texts, suite, *, student_name=None,
@@ -116,7 +117,7 @@ fn capture_profile_report<'py>(
     let texts = texts_of(texts)?;
     let rust = report_suite(suite, &texts, true)?;
     let options = (teacher_sample, teacher_budget, teacher_seed);
-    let design = teacher_design(options, &rust, texts.len())?;
+    let design = teacher_design(options, stage_count(&rust), texts.len() as u64)?;
     let batches = SharedBatch::default();
     let s = model_of(student, LabelMode::StrForm, &batches)?;
     let t = model_of(teacher, LabelMode::StrForm, &batches)?;
@@ -136,10 +137,12 @@ fn capture_profile_report<'py>(
 }
 
 /// `extractive_profile_report(student, teacher, texts, suite, *, fields, student_name=None,
-/// teacher_name=None, level=0.95, break_even=0.9) -> dict`: the counts behind
-/// `extractive_capture_profile` (micro TP/FP/FN and the sums behind the F1 intervals).
+/// teacher_name=None, level=0.95, break_even=0.9, teacher_sample=None, teacher_budget=None,
+/// teacher_seed=0) -> dict`: the counts behind `extractive_capture_profile` (micro TP/FP/FN
+/// and the sums behind the F1 intervals). A teacher sample is refused, with the reason
+/// ([`EXTRACT_SAMPLING`]): the options exist so that the refusal says why.
 #[pyfunction]
-#[pyo3(signature = (student, teacher, texts, suite, *, fields, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9))]
+#[pyo3(signature = (student, teacher, texts, suite, *, fields, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9, teacher_sample = None, teacher_budget = None, teacher_seed = 0))]
 #[allow(clippy::too_many_arguments)]
 fn extractive_profile_report<'py>(
     py: Python<'py>,
@@ -152,7 +155,15 @@ fn extractive_profile_report<'py>(
     teacher_name: Option<String>,
     level: f64,
     break_even: f64,
+    teacher_sample: Option<f64>,
+    teacher_budget: Option<u64>,
+    teacher_seed: u64,
 ) -> PyResult<Bound<'py, PyAny>> {
+    // A seed alone samples nothing: accepted, as capture_profile_report accepts it, and unused.
+    let _ = teacher_seed;
+    if teacher_sample.is_some() || teacher_budget.is_some() {
+        return Err(PyValueError::new_err(EXTRACT_SAMPLING));
+    }
     let texts = texts_of(texts)?;
     let (fields, _) = fields_of(fields)?;
     let rust = report_suite(suite, &texts, false)?;
@@ -226,7 +237,7 @@ fn compare_students<'py>(
     };
     let rust = report_suite(suite, &texts, fields.is_none())?;
     let options = (teacher_sample, teacher_budget, teacher_seed);
-    let design = teacher_design(options, &rust, texts.len())?;
+    let design = teacher_design(options, stage_count(&rust), texts.len() as u64)?;
     let batches = SharedBatch::default();
     let t = model_of(teacher, mode, &batches)?;
     let mut models = Vec::with_capacity(students.len());

@@ -180,12 +180,7 @@ impl SampleArgs {
             (None, Some(_)) => "--teacher-budget",
         };
         if task == Task::Extract {
-            bail!(
-                "{flag}: an extract profile cannot sample its teacher: its figures under \
-                 corruption and rewriting are ratios of field counts (micro F1) whose \
-                 prediction-powered interval needs the M-estimator form of PPI, not implemented; \
-                 profile extract in full"
-            );
+            bail!("{flag}: {}", capture::profile_stats::RATIO_SAMPLE_REFUSED);
         }
         let stages = suite.corruptions().count() + suite.invariances().count();
         let sample = match (self.teacher_sample, self.teacher_budget) {

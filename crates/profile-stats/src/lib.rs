@@ -107,7 +107,7 @@ pub use paired::{
     AdjustMethod, Adjustment, PairedTable, PairedTest, TestMethod, adjust_family, holm,
     mcnemar_exact, mcnemar_score, newcombe_difference, paired_test, tango_difference,
 };
-pub use ppi::{PpiEstimate, PpiSums, Tuning};
+pub use ppi::{PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning};
 pub use report::{
     CorruptionInfo, Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Settings,
     SuiteDescriptor, Task,

@@ -42,6 +42,17 @@ use std::ops::AddAssign;
 
 use crate::interval::Level;
 
+/// Why a profile whose figures are ratios (an extractor's micro F1 under corruption and
+/// rewriting) refuses a sampled teacher: the estimators here are for means, and a ratio's
+/// prediction-powered interval needs PPI's M-estimator form, which is not implemented. Every
+/// surface that refuses (CLI, Python, Ray) says this.
+pub const RATIO_SAMPLE_REFUSED: &str = "an extract profile cannot sample its teacher: its \
+     figures under corruption and rewriting are micro F1 scores, 2·TP / (2·TP + FP + FN) with \
+     the counts summed over the texts, a ratio; capkit's prediction-powered intervals are for \
+     means (PPI++ of a mean) and a ratio's needs PPI's M-estimator (linearised, delta-method) \
+     form, which is not implemented, so a sampled F1 would have no valid interval; profile \
+     extract in full";
+
 /// The sufficient statistics of a prediction-powered mean: sums over the labelled sample and
 /// over every text. Values are integers (0/1 outcomes, or their differences), so sums are exact
 /// and add up across shards.

@@ -189,8 +189,13 @@ def extractive_profile_report(
     teacher_name: Optional[str] = None,
     level: float = 0.95,
     break_even: float = 0.9,
+    teacher_sample: Optional[float] = None,
+    teacher_budget: Optional[int] = None,
+    teacher_seed: int = 0,
 ) -> Dict[str, Any]:
-    """The counts behind ``extractive_capture_profile`` (micro TP/FP/FN and the sums behind the F1 intervals)."""
+    """The counts behind ``extractive_capture_profile`` (micro TP/FP/FN and the sums behind the F1 intervals).
+    A teacher sample is refused (``ValueError``): micro F1 is a ratio whose prediction-powered
+    interval is not implemented."""
 
 def merge_reports(reports: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
     """The report over all the reports' texts (counts added); refuses reports of different suites,

@@ -18,6 +18,12 @@ The result equals :func:`capkit_rs.capture_profile_report` (or
 blocks or workers: counts are sums, so neither the split nor the order of blocks can change
 them. Decision APIs are not reached on Ray (the report has no abstention block).
 
+A teacher on a budget (``teacher_sample=`` / ``teacher_budget=`` / ``teacher_seed=``, as for
+:func:`capkit_rs.capture_profile_report`): the plan marks which transformed texts the teacher is
+asked about (those of the sampled texts, drawn per text by content) and Ray runs the teacher on
+those only; a budget becomes one fraction from the *total* number of texts before sharding.
+The result is the single-process sampled report over the same texts, for any number of shards.
+
 Typo corpora on Ray: :func:`typo_corpus` turns names (a list or a Ray Dataset with a ``"name"``
 column) into a Ray Dataset of examples -- the records ``capkit typo emit`` writes, splits
 included -- for a training pipeline to read (or ``.write_parquet(...)``);
@@ -195,6 +201,9 @@ def profile(
     teacher_name: Optional[str] = None,
     level: float = 0.95,
     break_even: float = 0.9,
+    teacher_sample: Optional[float] = None,
+    teacher_budget: Optional[int] = None,
+    teacher_seed: int = 0,
 ) -> Dict[str, Any]:
     """The profile report of `student` against `teacher` on `texts` under `suite`, on Ray.
 
@@ -206,14 +215,23 @@ def profile(
     the same texts (no texts at all: the single-process report). A failing model fails the whole
     call with the side, shard, stage and text ids in the message, and so does a failing transform
     or a record the single process refuses; a partial report is never returned. `shards` must be
-    a positive int (``ValueError``).
+    a positive int (``ValueError``). `teacher_sample` (a fraction) or `teacher_budget` (teacher
+    calls on transformed texts over all shards), with `teacher_seed`: the teacher answers the
+    transformed versions of a seeded sample of the texts only (classifiers only; see the module
+    doc).
     """
     import ray.data
 
     task = "classify" if fields is None else "extract"
     field_list = None if fields is None else list(fields)
-    options = {"student_name": student_name, "teacher_name": teacher_name, "level": level, "break_even": break_even}
+    options: Dict[str, Any] = {"student_name": student_name, "teacher_name": teacher_name, "level": level, "break_even": break_even}
     parts = _shards(texts, shards)
+    # One fraction for every shard, from the total count (a budget is split over all texts).
+    fraction = _native._teacher_fraction(
+        suite, sum(len(p) for p in parts), teacher_sample, teacher_budget, extract=task == "extract"
+    )
+    if fraction is not None:
+        options.update(teacher_sample=fraction, teacher_seed=teacher_seed)
     refs = [ray.put(part) for part in parts]
 
     # Probes (classifiers only) are predicted once, on the driver's side of the job, and every
@@ -231,17 +249,22 @@ def profile(
         shard = int(row["shard"])
         texts = ray.get(refs[shard])
         try:
-            planned = _native._plan_texts(texts, suite)
+            planned = _native._plan_texts(texts, suite, teacher_sample=fraction, teacher_seed=teacher_seed)
         except Exception as exc:
             raise _shard_error("planning", shard, texts, exc) from exc
-        return [{"shard": shard, "pos": pos, "stage": stage, "text": text} for pos, (text, stage) in enumerate(planned)]
+        return [
+            {"shard": shard, "pos": pos, "stage": stage, "text": text, "ask_teacher": ask}
+            for pos, (text, stage, ask) in enumerate(planned)
+        ]
 
     def fold(group: Dict[str, Any]) -> Dict[str, Any]:
         shard = int(group["shard"][0])
         answers = {"student": dict(probe_answers["student"]), "teacher": dict(probe_answers["teacher"])}
-        for side in ("student", "teacher"):
-            for text, value in zip(group["text"], group[side]):
-                answers[side][str(text)] = _decode(task, value)
+        for text, value in zip(group["text"], group["student"]):
+            answers["student"][str(text)] = _decode(task, value)
+        for text, value, ask in zip(group["text"], group["teacher"], group["ask_teacher"]):
+            if ask:  # a text the teacher was not asked about has no answer, and none is read
+                answers["teacher"][str(text)] = _decode(task, value)
         texts = ray.get(refs[shard])
         try:
             report = _report(task, answers, texts, suite, field_list, options)
@@ -251,7 +274,7 @@ def profile(
 
     shards_ds = ray.data.from_items([{"shard": i} for i in range(len(parts))])
     planned = shards_ds.flat_map(plan)
-    folded = _predict(planned, task, student, teacher).groupby("shard", num_partitions=max(1, min(len(parts), 64))).map_groups(
+    folded = _predict(planned, task, student, teacher, sampled=fraction is not None).groupby("shard", num_partitions=max(1, min(len(parts), 64))).map_groups(
         fold, batch_format="numpy"
     )
     try:
@@ -274,8 +297,19 @@ def profile(
     return _native.merge_reports(reports)
 
 
-def _predict(ds: Any, task: str, student: Any, teacher: Any) -> Any:
-    return _map(_map(ds, "student", task, student), "teacher", task, teacher)
+def _predict(ds: Any, task: str, student: Any, teacher: Any, sampled: bool = False) -> Any:
+    ds = _map(ds, "student", task, student)
+    if not sampled:
+        return _map(ds, "teacher", task, teacher)
+    # The teacher sees only the rows the plan asks it about (its batches stay full); the others
+    # get an empty answer column so the two parts have one schema.
+    asked = _map(ds.filter(lambda row: bool(row["ask_teacher"])), "teacher", task, teacher)
+    skipped = ds.filter(lambda row: not row["ask_teacher"]).map_batches(_unasked, batch_format="numpy")
+    return asked.union(skipped)
+
+
+def _unasked(batch: Dict[str, Any]) -> Dict[str, Any]:
+    return {**batch, "teacher": [""] * len(batch["text"])}
 
 
 def _collect(ds: Any, task: str) -> Dict[int, Dict[str, Dict[str, Any]]]:
