@@ -22,7 +22,7 @@ from sklearn.pipeline import Pipeline
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from capkit_rs import (CapabilitySuite, case_jitter_invariance, keyboard_typo_corruption,
-                       whitespace_invariance)
+                       transforms, whitespace_invariance)
 
 #: Where Debian's `fortunes` package puts its English fortune files.
 FORTUNES_DIR = Path("/usr/share/games/fortunes")
@@ -133,20 +133,30 @@ def sample(texts: Sequence[str], limit: int, seed: int) -> List[str]:
 
 
 def load_suite(spec: Dict[str, Any]) -> CapabilitySuite:
-    """A suite file's JSON (the shape `capkit profile --suite` reads) as a ``CapabilitySuite``
-    of built-in transforms."""
+    """A suite file's JSON (the shape `capkit profile --suite` reads) as a ``CapabilitySuite``.
+
+    ``keyboard_typo``, ``case_jitter`` and ``whitespace`` are the built-in stages; any other
+    ``transform`` is the catalogue's (:mod:`capkit_rs.transforms`, ``capkit profile
+    transforms``), its parameters the entry's other keys."""
+    def catalogue(stage: Dict[str, Any]) -> Any:
+        factory = getattr(transforms, stage["transform"], None)
+        if factory is None or stage["transform"] not in transforms.__all__:
+            raise ValueError(f"stage {stage['name']!r}: unknown transform {stage['transform']!r}")
+        params = {k: v for k, v in stage.items() if k not in ("name", "transform", "allow_corrupting")}
+        return factory(**params)
+
     corruptions = {}
     for stage in spec.get("corruptions", []):
-        if stage["transform"] != "keyboard_typo":
-            raise ValueError(f"corruption {stage['name']!r}: only keyboard_typo is built in here")
-        corruptions[stage["name"]] = keyboard_typo_corruption(
-            stage["rate"], seed=stage.get("seed", 0), rng=stage.get("rng", "chacha"))
+        if stage["transform"] == "keyboard_typo":
+            corruptions[stage["name"]] = keyboard_typo_corruption(
+                stage["rate"], seed=stage.get("seed", 0), rng=stage.get("rng", "chacha"))
+        else:
+            corruptions[stage["name"]] = catalogue(stage)
     builtin = {"case_jitter": case_jitter_invariance, "whitespace": whitespace_invariance}
     invariances = {}
     for stage in spec.get("invariances", []):
-        if stage["transform"] not in builtin:
-            raise ValueError(f"invariance {stage['name']!r}: unknown transform {stage['transform']!r}")
-        invariances[stage["name"]] = builtin[stage["transform"]]
+        invariances[stage["name"]] = builtin[stage["transform"]] if stage["transform"] in builtin \
+            else catalogue(stage)
     return CapabilitySuite(corruptions=corruptions, invariances=invariances,
                            probes=list(spec.get("probes", [])))
 
