@@ -1,5 +1,5 @@
 //! Profiles whose teacher answers a sample of the transformed texts: the same report for every
-//! chunk size, split into shards and threads; the teacher never sees an unsampled text's
+//! chunk size, shard count and thread count (shards merged in any order); the teacher never sees an unsampled text's
 //! corrupted or rewritten versions; a sample of every text estimates exactly the full profile.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -33,6 +33,7 @@ proptest! {
     fn a_sampled_report_is_the_same_for_every_chunk_size_shard_and_thread(
         texts in prop::collection::vec(text(), 0..40),
         shards in 1usize..5,
+        threads in 1usize..4,
         fraction in prop::sample::select(vec![0.1, 0.3, 0.5, 1.0]),
     ) {
         let n = texts.len().max(1);
@@ -55,6 +56,30 @@ proptest! {
         }
         prop_assert_eq!(&merged, &whole);
         prop_assert_eq!(merged.to_json(), whole.to_json());
+        // The same shards on `threads` threads (thread k profiles shards k, k + threads, ...),
+        // merged in the order the threads return them, backwards: the same report again.
+        let parts: Vec<&[String]> = texts.chunks(size).collect();
+        let parts = &parts;
+        let pooled: Vec<ProfileReport> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|k| {
+                    scope.spawn(move || {
+                        parts
+                            .iter()
+                            .skip(k)
+                            .step_by(threads)
+                            .map(|part| sampled_report(part, 5, fraction))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        });
+        let mut merged = sampled_report(&[], 1, fraction);
+        for part in pooled.iter().rev() {
+            merged = merged.merge(part).unwrap();
+        }
+        prop_assert_eq!(merged.to_json(), whole.to_json(), "{} threads", threads);
     }
 }
 
