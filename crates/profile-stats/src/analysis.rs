@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::counts::{AbstentionCounts, AgreeSplit, ClassifyCounts, ExtractCounts, FieldSums};
 use crate::curve::{CurveInput, SeverityCurve, severity_curve};
 use crate::interval::{Interval, Level, Method, f1_interval, wilson};
-use crate::paired::{PairedTest, adjust_family, paired_test};
+use crate::paired::{PairedTest, SampledDifference, adjust_family, paired_test};
 use crate::ppi::PpiSums;
 use crate::report::{Settings, SuiteDescriptor};
 use crate::sample::estimate_rate;
@@ -238,7 +238,8 @@ pub fn classify(
                 let figures = ["agreement", "clean_vs_corrupted.difference"];
                 let (rate, difference, how) = sampled(&sums, clean, level, figures);
                 analysis.agreement = rate;
-                analysis.clean_vs_corrupted.difference = difference;
+                analysis.clean_vs_corrupted.difference = difference.0;
+                analysis.clean_vs_corrupted.sampled = difference.1;
                 analysis.estimated = Some(how);
             }
             (name.clone(), analysis)
@@ -264,7 +265,8 @@ pub fn classify(
                 let figures = ["teacher_violation", "student_vs_teacher.difference"];
                 let (rate, difference, how) = sampled(&sums, student, level, figures);
                 analysis.teacher_violation = rate;
-                analysis.student_vs_teacher.difference = difference;
+                analysis.student_vs_teacher.difference = difference.0;
+                analysis.student_vs_teacher.sampled = difference.1;
                 analysis.estimated = Some(how);
             }
             (name.clone(), analysis)
@@ -310,13 +312,14 @@ pub fn classify(
 }
 
 /// A sampled rate's estimate and interval, `exact − rate` for the fully observed rate `exact`
-/// it is paired with (the rate's interval, reflected), and what they rest on.
+/// it is paired with (the rate's interval, reflected; with what it was computed from, for the
+/// Holm step to re-level), and what they rest on.
 fn sampled(
     sums: &PpiSums,
     exact: Option<f64>,
     level: Level,
     figures: [&str; 2],
-) -> (Interval, Interval, Estimated) {
+) -> (Interval, (Interval, Option<SampledDifference>), Estimated) {
     let e = estimate_rate(sums, level);
     let interval = |estimate, lower, upper| Interval {
         estimate,
@@ -330,13 +333,15 @@ fn sampled(
         e.map_or(0.0, |e| e.lower),
         e.map_or(1.0, |e| e.upper),
     );
-    let difference = match (exact, e) {
-        (Some(x), Some(e)) => interval(
-            Some(x - e.estimate),
-            (x - e.upper).clamp(-1.0, 1.0),
-            (x - e.lower).clamp(-1.0, 1.0),
-        ),
-        _ => interval(None, -1.0, 1.0),
+    let difference = match exact {
+        Some(x) => {
+            let s = SampledDifference {
+                sums: *sums,
+                minus_from: Some(x),
+            };
+            (s.interval(level), Some(s))
+        }
+        None => (interval(None, -1.0, 1.0), None),
     };
     let how = Estimated {
         figures: figures.iter().map(|f| (*f).to_owned()).collect(),

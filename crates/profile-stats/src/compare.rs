@@ -8,8 +8,8 @@ use crate::Error;
 use std::ops::AddAssign;
 
 use crate::counts::{FirstVsSecond, add_stages, named, same_stages};
-use crate::interval::{Interval, Method};
-use crate::paired::{PairedTest, adjust_family, paired_test};
+use crate::interval::Method;
+use crate::paired::{PairedTest, SampledDifference, adjust_family, paired_test};
 use crate::ppi::{PpiSums, Tuning};
 use crate::report::{ProfileReport, Task, check_format, field, methods, same, value};
 
@@ -231,14 +231,12 @@ struct PairEstimated {
 fn corruption_test(c: &PairAgreement, level: crate::Level) -> PairedTest {
     let mut test = paired_test(&c.agree.table(), level);
     if let Some(sums) = &c.sampled {
-        let e = sums.estimate(Tuning::Power, level);
-        test.difference = Interval {
-            estimate: e.map(|e| e.estimate),
-            lower: e.map_or(-1.0, |e| e.lower.clamp(-1.0, 1.0)),
-            upper: e.map_or(1.0, |e| e.upper.clamp(-1.0, 1.0)),
-            level: level.get(),
-            method: Method::PpiPowerTuned,
+        let s = SampledDifference {
+            sums: *sums,
+            minus_from: None,
         };
+        test.difference = s.interval(level);
+        test.sampled = Some(s);
     }
     test
 }

@@ -104,8 +104,9 @@ pub use interval::{
 };
 pub use normal::{normal_quantile, normal_two_sided_tail};
 pub use paired::{
-    AdjustMethod, Adjustment, PairedTable, PairedTest, TestMethod, adjust_family, holm,
-    mcnemar_exact, mcnemar_score, newcombe_difference, paired_test, tango_difference,
+    AdjustMethod, Adjustment, PairedTable, PairedTest, SampledDifference, TestMethod,
+    adjust_family, holm, mcnemar_exact, mcnemar_score, newcombe_difference, paired_test,
+    tango_difference,
 };
 pub use ppi::{PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning};
 pub use report::{

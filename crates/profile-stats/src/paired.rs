@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::binomial::lower_tail_half;
 use crate::interval::{Interval, Level, Method, wilson_limits};
 use crate::normal::normal_two_sided_tail;
+use crate::ppi::{PpiSums, Tuning};
 
 /// A 2×2 table of two binary outcomes observed on the same texts (the generic form of every
 /// paired table of the counts).
@@ -367,6 +368,46 @@ pub struct PairedTest {
     /// The table tested (its counts are in the report already).
     #[serde(skip)]
     pub table: PairedTable,
+    /// When `difference` is a prediction-powered estimate from a teacher sample: what it was
+    /// computed from, so that a family's Holm step re-levels it as it re-levels Tango's
+    /// interval (its sums are in the report's counts already).
+    #[serde(skip)]
+    pub sampled: Option<SampledDifference>,
+}
+
+/// A paired difference estimated from a teacher sample (PPI++, `ppi.rs`): the sums of the
+/// sampled mean, and how the difference is made of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SampledDifference {
+    /// The sums of the sampled mean `θ̂`.
+    pub sums: PpiSums,
+    /// `Some(x)`: the difference is `x − θ̂`, an exact rate minus a sampled one (`θ̂`'s
+    /// limits clipped to `[0, 1]` first, as the rate is shown); `None`: `θ̂` is itself the
+    /// difference (a mean of −1/0/1 outcomes).
+    pub minus_from: Option<f64>,
+}
+
+impl SampledDifference {
+    /// The difference with its normal interval at `level`, limits in `[−1, 1]` (`None` and
+    /// `[−1, 1]` when the sample is empty).
+    pub fn interval(&self, level: Level) -> Interval {
+        let e = match self.minus_from {
+            Some(_) => crate::sample::estimate_rate(&self.sums, level),
+            None => self.sums.estimate(Tuning::Power, level),
+        };
+        let (estimate, lower, upper) = match (self.minus_from, e) {
+            (Some(x), Some(e)) => (Some(x - e.estimate), x - e.upper, x - e.lower),
+            (None, Some(e)) => (Some(e.estimate), e.lower, e.upper),
+            (_, None) => (None, -1.0, 1.0),
+        };
+        Interval {
+            estimate,
+            lower: lower.clamp(-1.0, 1.0),
+            upper: upper.clamp(-1.0, 1.0),
+            level: level.get(),
+            method: Method::PpiPowerTuned,
+        }
+    }
 }
 
 impl PairedTest {
@@ -375,15 +416,16 @@ impl PairedTest {
         self.p = p;
         self.adjustment.family = family;
         self.significant = p < alpha;
-        // An interval some other method computed (a prediction-powered estimate) keeps its
-        // level and limits, only widened to 0 when the test does not reject.
-        self.difference = if self.difference.method == Method::TangoScore {
-            consistent(
+        // A prediction-powered difference is re-estimated at the step's level too; it and
+        // any other interval are widened to 0 when the test does not reject (the test is
+        // McNemar's on the sampled texts, not the interval's inversion).
+        self.difference = match (self.difference.method, self.sampled) {
+            (Method::TangoScore, _) => consistent(
                 tango_difference(&self.table, interval_level),
                 self.significant,
-            )
-        } else {
-            consistent(self.difference, self.significant)
+            ),
+            (_, Some(s)) => consistent(s.interval(interval_level), self.significant),
+            _ => consistent(self.difference, self.significant),
         };
         self
     }
@@ -415,6 +457,7 @@ pub fn paired_test(table: &PairedTable, level: Level) -> PairedTest {
         },
         significant,
         table: *table,
+        sampled: None,
     }
 }
 

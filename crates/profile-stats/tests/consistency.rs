@@ -2,15 +2,16 @@
 //!
 //! * No paired test anywhere shows an interval excluding 0 beside a test called not significant
 //!   (or the reverse): on random 2×2 tables alone, and in random families after Holm's
-//!   correction, which also never lowers a p-value.
+//!   correction, which also never lowers a p-value; in families holding prediction-powered
+//!   (sampled) differences too, which are re-estimated at their Holm step's level.
 //! * The reports' F1 interval covers the true micro F1 at about its level in a seeded
 //!   simulation, including the near-perfect regime where every text often scores 1.0 and the
 //!   delta-method interval collapses to zero width.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use profile_stats::{
-    FieldSums, Level, PairedTable, PairedTest, adjust_family, f1_delta_interval, f1_interval,
-    paired_test,
+    FieldSums, Level, PairedTable, PairedTest, PpiSums, SampledDifference, adjust_family,
+    f1_delta_interval, f1_interval, paired_test,
 };
 use proptest::prelude::*;
 
@@ -73,6 +74,114 @@ proptest! {
             prop_assert_eq!(t.adjustment.family, tables.len());
         }
     }
+}
+
+/// The sums of a sampled mean: labelled (y, ŷ) pairs and unlabelled ŷ, outcomes in `values`.
+fn sample_sums(values: std::ops::RangeInclusive<i64>) -> impl Strategy<Value = PpiSums> {
+    (
+        prop::collection::vec((values.clone(), values.clone()), 0..40),
+        prop::collection::vec(values, 0..120),
+    )
+        .prop_map(|(labelled, unlabelled)| {
+            let mut s = PpiSums::default();
+            labelled.iter().for_each(|&(y, h)| s.record_labelled(y, h));
+            unlabelled.iter().for_each(|&h| s.record_unlabelled(h));
+            s
+        })
+}
+
+fn sampled() -> impl Strategy<Value = SampledDifference> {
+    prop_oneof![
+        (sample_sums(0..=1), 0.0f64..=1.0).prop_map(|(sums, x)| SampledDifference {
+            sums,
+            minus_from: Some(x)
+        }),
+        sample_sums(-1..=1).prop_map(|sums| SampledDifference {
+            sums,
+            minus_from: None
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// A family mixing Tango tests and sampled (PPI++) differences: no interval excludes 0
+    /// beside a test called not significant; each sampled difference is its estimate at the
+    /// level of its Holm step (widened to 0 only when not significant), never narrower than at
+    /// the report's level.
+    #[test]
+    fn sampled_differences_are_relevelled_at_their_holm_step(
+        tables in prop::collection::vec(table(), 1..20),
+        samples in prop::collection::vec(sampled(), 1..10),
+        level in level(),
+    ) {
+        let mut tests: Vec<PairedTest> = tables.iter().map(|t| paired_test(t, level)).collect();
+        for (k, s) in samples.iter().enumerate() {
+            let mut t = paired_test(&tables[k % tables.len()], level);
+            t.difference = s.interval(level);
+            t.sampled = Some(*s);
+            tests.push(t);
+        }
+        let mut family: Vec<&mut PairedTest> = tests.iter_mut().collect();
+        adjust_family(&mut family, level);
+        for t in &tests {
+            prop_assert!(t.p >= t.p_unadjusted);
+            prop_assert_eq!(t.significant, t.p < 1.0 - level.get());
+            let d = t.difference;
+            if d.estimate.is_some() && (d.lower > 0.0 || d.upper < 0.0) {
+                prop_assert!(t.significant, "[{}, {}] beside p = {}", d.lower, d.upper, t.p);
+            }
+            match t.sampled {
+                Some(s) => {
+                    prop_assert!(d.level >= level.get());
+                    let fresh = s.interval(Level::new(d.level).unwrap());
+                    let widened = d.estimate.is_some() && !t.significant;
+                    prop_assert_eq!(d.lower, if widened { fresh.lower.min(0.0) } else { fresh.lower });
+                    prop_assert_eq!(d.upper, if widened { fresh.upper.max(0.0) } else { fresh.upper });
+                    let base = s.interval(level);
+                    prop_assert!(d.lower <= base.lower && d.upper >= base.upper);
+                }
+                None => agrees(t, level)?,
+            }
+        }
+    }
+}
+
+/// Re-levelling changes something: in a family of many, a sampled difference's interval is at
+/// a Holm step's level above the report's, and wider than it was.
+#[test]
+fn a_sampled_difference_in_a_family_is_wider_than_alone() {
+    let level = Level::DEFAULT;
+    let mut sums = PpiSums::default();
+    for k in 0..60 {
+        sums.record_labelled(i64::from(k % 3 == 0), i64::from(k % 4 == 0));
+    }
+    for k in 0..400 {
+        sums.record_unlabelled(i64::from(k % 4 == 0));
+    }
+    let s = SampledDifference {
+        sums,
+        minus_from: Some(0.9),
+    };
+    let table = PairedTable {
+        both: 50,
+        first_only: 3,
+        second_only: 2,
+        neither: 5,
+    };
+    let mut tests: Vec<PairedTest> = (0..10).map(|_| paired_test(&table, level)).collect();
+    tests[0].difference = s.interval(level);
+    tests[0].sampled = Some(s);
+    let mut family: Vec<&mut PairedTest> = tests.iter_mut().collect();
+    adjust_family(&mut family, level);
+    let alone = s.interval(level);
+    let d = tests[0].difference;
+    assert!((d.level - (1.0 - 0.05 / 10.0)).abs() < 1e-12, "{}", d.level);
+    assert!(
+        d.upper - d.lower > alone.upper - alone.lower + 0.01,
+        "{d:?} vs {alone:?}"
+    );
 }
 
 mod common;
