@@ -3,8 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use model_adapters::{AnswerKind, parse_answer_line, parse_batch_answer};
 use serde_json::{Map, Value};
-use suite_core::{AnswerKind, Decision, parse_answer_line, parse_batch_answer};
+use suite_core::Decision;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&head, body)) = data.split_first() else {

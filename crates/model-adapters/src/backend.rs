@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use suite_core::{Decision, Label, ProtocolError};
+use suite_core::{Decision, Label};
+
+use crate::ProtocolError;
 
 use crate::error::Error;
 

@@ -12,7 +12,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use suite_core::ProtocolError;
+use crate::ProtocolError;
 
 use crate::backend::{Answer, Backend, count, protocol_message, secs, short};
 use crate::error::Error;
@@ -270,7 +270,7 @@ impl CmdBackend {
             let at = self.line;
             let name = &self.name;
             let kind = self.task.answer_kind();
-            let answer = suite_core::parse_answer_line(line, kind).map_err(|e| {
+            let answer = crate::parse_answer_line(line, kind).map_err(|e| {
                 let id = match &e {
                     ProtocolError::BothOutputs { id }
                     | ProtocolError::NoOutput { id, .. }

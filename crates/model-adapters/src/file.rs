@@ -49,7 +49,7 @@ impl FileBackend {
                 (Some(_), Some(_)) => return Err(bad("both \"label\" and \"record\"".to_owned())),
                 (None, None) => return Err(bad("no \"label\" (or \"record\")".to_owned())),
             };
-            suite_core::check_output(settings.task.answer_kind(), &output)
+            crate::check_output(settings.task.answer_kind(), &output)
                 .map_err(|e| bad(protocol_message(&e)))?;
             let answer = Answer {
                 output,

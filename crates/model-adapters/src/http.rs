@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use suite_core::ProtocolError;
+use crate::ProtocolError;
 
 use crate::backend::{Answer, Backend, count, gather_ordered, protocol_message, secs};
 use crate::error::Error;
@@ -106,7 +106,7 @@ impl HttpBackend {
             std::thread::sleep(Duration::from_millis(200u64 << attempt.min(6)));
             attempt += 1;
         };
-        let answers = suite_core::parse_batch_answer(&reply, self.task.answer_kind(), texts.len())
+        let answers = crate::parse_batch_answer(&reply, self.task.answer_kind(), texts.len())
             .map_err(|e| {
                 Error::Model(match &e {
                     ProtocolError::InBatch { index, .. } => format!(

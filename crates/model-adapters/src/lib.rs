@@ -19,6 +19,11 @@
 //! texts the model has not answered. https needs feature `tls`; with default features off only
 //! `cmd:` and `file:` remain, and no HTTP client is compiled.
 //!
+//! The answer side of the protocol is pure and fuzzed: [`parse_answer_line`] (a `cmd:` answer
+//! line), [`parse_batch_answer`] (an `http:` response), [`check_output`], refusing with a
+//! [`ProtocolError`], so another host reads answers exactly as these adapters do. (Before 0.1
+//! they were `suite_core::parse_answer_line` and friends; `suite_core::decision_of` stays.)
+//!
 //! ```no_run
 //! use model_adapters::{ModelSpec, Settings};
 //! use suite_core::Model;
@@ -46,12 +51,16 @@ mod http;
 mod open;
 #[cfg(feature = "openai")]
 mod openai;
+mod protocol;
 mod settings;
 mod spec;
 
 pub use adapter::Adapter;
 pub use cache::{Cached, DATABASE, STORE_FORMAT, answer_key, cache_size, default_cache_dir};
 pub use error::Error;
+pub use protocol::{
+    AnswerKind, LineAnswer, ProtocolError, check_output, parse_answer_line, parse_batch_answer,
+};
 pub use settings::{Settings, Task};
 pub use spec::{ModelSpec, scrub_userinfo};
 // The model interface the adapters implement (the same crate `capture` and `extractive` use).

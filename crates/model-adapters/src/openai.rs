@@ -78,7 +78,7 @@ impl OpenAiBackend {
                         short(reply.trim())
                     ))
                 })?;
-                suite_core::check_output(self.task.answer_kind(), &value).map_err(|e| {
+                crate::check_output(self.task.answer_kind(), &value).map_err(|e| {
                     Error::Model(format!("`{name}` (text id {id}): {}", protocol_message(&e)))
                 })?;
                 value

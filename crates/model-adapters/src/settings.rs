@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use suite_core::AnswerKind;
+use crate::AnswerKind;
 
 /// Which profile the models answer for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -19,6 +19,14 @@
 //!
 //! This crate owns no behaviour beyond (de)serialisation and those value rules; it must never depend
 //! on another capkit crate.
+//!
+//! # Why the typo and mutator types live here too
+//!
+//! This is deliberately *the result types of every crate*, not only the profiles': a result
+//! read by a crate that does not compute it belongs here, so the reader needs no dependency on
+//! the producer. `capkit-report` draws typo score reports ([`TypoScoreReport`]) and field
+//! breakdowns without depending on `typo-tasks` or `extractive`; `capkit-py` converts every
+//! result. A type only its own crate reads stays in that crate.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

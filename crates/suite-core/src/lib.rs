@@ -18,6 +18,11 @@
 //! carry a [`Severity`] (family and value) for the severity curves of reports. Models are
 //! assumed deterministic: a text seen twice gets its first answer.
 //!
+//! The answer parsers of the model protocol (`AnswerKind`, `LineAnswer`, `parse_answer_line`,
+//! `parse_batch_answer`, `check_output`, `ProtocolError`) moved to `model-adapters`, their only
+//! user (`model_adapters::parse_answer_line`, …); suite-core cannot re-export them, as
+//! model-adapters depends on it. [`decision_of`] stays here, beside [`Decision`].
+//!
 //! Label comparison follows upstream mixle: two labels agree when their Python `str()` forms are
 //! equal ([`labels_agree`]), so `1` and `"1"` agree, `null` and `"None"` agree, and objects compare
 //! in key order.
@@ -46,10 +51,10 @@ mod memo;
 mod mixle_rng;
 mod model;
 mod outcome;
-mod protocol;
 mod sample;
 mod seen;
 mod spec;
+mod stage;
 mod suite;
 mod text;
 mod textset;
@@ -61,21 +66,21 @@ pub use cache::{Escalations, Keep, KeepAnswers, LastAnswer, PredictionCache, Sta
 pub use chunk::{
     ChunkFn, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, OutcomeWriter, ProfileRun,
 };
-pub use error::{Error, ProtocolError, Side, Stage};
+pub use error::Error;
 pub use memo::Memo;
 #[cfg(feature = "mixle-compat")]
 pub use mixle_rng::MixleTypo;
-pub use model::{BatchFn, Decision, Model, ModelError, PerItemFn, SharedLabel, labels_agree};
+pub use model::{
+    BatchFn, Decision, Model, ModelError, PerItemFn, SharedLabel, decision_of, labels_agree,
+};
 pub use outcome::Outcomes;
 pub use profile_types::Label;
-pub use protocol::{
-    AnswerKind, LineAnswer, check_output, decision_of, parse_answer_line, parse_batch_answer,
-};
 pub use sample::TeacherSample;
 pub use spec::{
     BUILT_IN_TRANSFORMS, BuiltIns, NamedTransform, ResolveError, Resolved, Resolver, SuiteSpec,
     TransformSpec,
 };
+pub use stage::{Side, Stage};
 pub use suite::CapabilitySuite;
 pub use text::{is_py_letter, is_py_whitespace, py_swapcase, py_whitespace_collapse};
 pub use transform::{Severity, TextHash, Transform, case_jitter_invariance, whitespace_invariance};

@@ -34,6 +34,15 @@ pub enum Decision {
     Escalate,
 }
 
+/// The decision an answer carries, as the model protocol, the prediction caches and Python's
+/// `decide` write it: `null` escalates, anything else answers.
+pub fn decision_of(value: Label) -> Decision {
+    match value {
+        Label::Null => Decision::Escalate,
+        v => Decision::Answer(v),
+    }
+}
+
 /// A model under profile: a classifier (labels) or an extractor (records, as JSON objects).
 ///
 /// Models are assumed deterministic: a profile predicts each distinct text once and reuses the

@@ -1,6 +1,7 @@
 //! The answer side of the JSONL/HTTP model protocol (`docs/model-protocol.md`), as pure parsers,
-//! so every adapter (the `capkit profile` command line, other hosts) reads answers the same way
-//! and the parsers can be fuzzed on their own.
+//! so every adapter (`cmd:`, `http:`, `file:`, `openai:`; other hosts) reads answers the same way
+//! and the parsers can be fuzzed on their own. (They lived in `suite-core` until 0.1; the
+//! adapters are their only user.)
 //!
 //! * A subprocess model answers each request line `{"id", "text"}` with one line
 //!   `{"id": N, "label": …}` (classifiers) or `{"id": N, "record": {…}}` (extractors), plus an
@@ -12,7 +13,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{Decision, ProtocolError};
+use suite_core::{Decision, decision_of};
 
 /// What a model answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,14 +67,6 @@ struct Reply {
 /// `Some(value)` for a present key, `null` included (absent keys use the default, `None`).
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
-}
-
-/// The decision an answer carries: `null` escalates, anything else answers.
-pub fn decision_of(value: Value) -> Decision {
-    match value {
-        Value::Null => Decision::Escalate,
-        v => Decision::Answer(v),
-    }
 }
 
 /// Refuses a non-object where a record is expected.
@@ -161,6 +154,88 @@ pub fn parse_batch_answer(
         out.push((output.clone(), decision));
     }
     Ok(out)
+}
+
+/// Why an answer of the model protocol ([`parse_answer_line`], [`parse_batch_answer`]) is
+/// refused. Messages name what is wrong; the caller adds the
+/// model, the output line and the text id.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ProtocolError {
+    /// An answer line is not a JSON object.
+    #[error("not a JSON answer object ({error}): {line}")]
+    NotJson {
+        /// The JSON error.
+        error: String,
+        /// The line as received.
+        line: String,
+    },
+    /// An answer line has no non-negative integer `id`.
+    #[error("no integer \"id\"")]
+    NoId,
+    /// An answer line has both `label` and `record`.
+    #[error("both \"label\" and \"record\"")]
+    BothOutputs {
+        /// The text id.
+        id: u64,
+    },
+    /// An answer line has neither `label` nor `record`.
+    #[error("no \"{key}\"")]
+    NoOutput {
+        /// The text id.
+        id: u64,
+        /// The expected key.
+        key: &'static str,
+    },
+    /// A record is not a JSON object.
+    #[error("a record must be a JSON object, got {got}")]
+    NotARecord {
+        /// The value received.
+        got: String,
+    },
+    /// An answer line's output is refused.
+    #[error("{error}")]
+    InAnswer {
+        /// The text id.
+        id: u64,
+        /// Why.
+        error: Box<ProtocolError>,
+    },
+    /// A batch answer is not JSON.
+    #[error("the response is not JSON ({error})")]
+    BodyNotJson {
+        /// The JSON error.
+        error: String,
+    },
+    /// A batch answer has no list of outputs.
+    #[error("the response has no \"{key}\" list")]
+    NoList {
+        /// The expected key.
+        key: &'static str,
+    },
+    /// A batch answer has the wrong number of outputs.
+    #[error("{got} {key} for {texts} texts")]
+    WrongLength {
+        /// The key read.
+        key: &'static str,
+        /// Outputs received.
+        got: usize,
+        /// Texts sent.
+        texts: usize,
+    },
+    /// A batch answer's `decisions` is not a list of one per text.
+    #[error("\"decisions\" must be a list of {texts} items")]
+    BadDecisions {
+        /// Texts sent.
+        texts: usize,
+    },
+    /// One output of a batch is refused.
+    #[error("{error}")]
+    InBatch {
+        /// Its position in the batch.
+        index: usize,
+        /// Why.
+        error: Box<ProtocolError>,
+    },
 }
 
 #[cfg(test)]
