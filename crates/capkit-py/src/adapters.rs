@@ -181,7 +181,7 @@ impl PyAdapterModel {
         Ok(PyAdapterModel {
             spec,
             settings: Settings {
-                reply_cache: cache.as_ref().map(|dir| dir.join("chat")),
+                reply_cache: cache.as_deref().map(model_adapters::reply_cache_dir),
                 ..settings
             },
             cache,
@@ -204,11 +204,9 @@ impl PyAdapterModel {
         };
         let spec = &self.spec;
         let cache = self.cache.as_deref();
-        let adapter = py.detach(|| spec.open(&settings)).map_err(adapter_error)?;
-        let model = match cache {
-            Some(dir) => py.detach(|| adapter.cached(dir)),
-            None => Cached::pass_through(adapter),
-        };
+        let model = py
+            .detach(|| spec.open_cached(&settings, cache, None))
+            .map_err(adapter_error)?;
         if let Some(e) = model.take_warning() {
             warn_cache(py, &self.spec.to_string(), &e)?;
         }

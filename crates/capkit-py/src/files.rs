@@ -4,13 +4,15 @@
 //! synced, then renamed over it), so a refusal or a failure never leaves a partial file and an
 //! existing file stays as it was.
 //!
-//! (The command line's own helpers live in the `capkit` binary crate, which a library cannot
-//! depend on; these follow the same rules with the same `tempfile` crate.)
+//! The naming, the creation, the sync and the rename are the library `outfile`'s, which the
+//! command line writes with too (its sweep finds these files by their names); this module adds
+//! the Python errors.
 
-use std::fs::File;
-use std::io::{self, BufWriter};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 
+use outfile::{Staged, parent_dir};
+pub(crate) use outfile::{WriteError, write_atomically};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 
@@ -44,29 +46,6 @@ fn errno_of(kind: io::ErrorKind) -> Option<i32> {
     })
 }
 
-/// The directory `path` is written into.
-fn parent_dir(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
-fn temp_in(dir: &Path, dest: &Path) -> io::Result<tempfile::NamedTempFile> {
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".to_owned());
-    let prefix = format!(".{name}.capkit-{}-", std::process::id());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    // tempfile's default is 0600 whatever the umask, and the rename keeps it: ask for what an
-    // ordinary new file gets (0666 less the umask, which the OS applies at creation).
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    builder.tempfile_in(dir)
-}
-
 /// Refuses an output path a file cannot be written to (a directory, a missing directory, a
 /// directory that takes no new file), before a long run: an `OSError` naming it.
 pub(crate) fn check_writable(path: &Path) -> PyResult<()> {
@@ -77,46 +56,14 @@ pub(crate) fn check_writable(path: &Path) -> PyResult<()> {
             "cannot write",
         ));
     }
-    let dir = parent_dir(path);
     // Permissions alone cannot tell (root, ACLs, read-only mounts): try a file.
-    temp_in(&dir, path)
-        .map(drop)
-        .map_err(|e| os_error(&dir, &e, "cannot create a file in this directory"))
-}
-
-/// Why an atomic write failed: the content was refused (nothing was written), or the file
-/// system failed (at the path named, doing what is said).
-pub(crate) enum WriteError<E> {
-    Refused(E),
-    Io(PathBuf, io::Error, &'static str),
-}
-
-/// Writes `dest` atomically: `write` fills a new temporary file beside it, which is synced and
-/// renamed over `dest` only when `write` succeeded. On any failure the temporary file is removed
-/// and `dest` is left as it was.
-pub(crate) fn write_atomically<E>(
-    dest: &Path,
-    write: impl FnOnce(&mut BufWriter<&mut File>) -> Result<(), E>,
-) -> Result<(), WriteError<E>> {
-    let dir = parent_dir(dest);
-    let mut temp = temp_in(&dir, dest)
-        .map_err(|e| WriteError::Io(dir.clone(), e, "cannot create a temporary file"))?;
-    let temp_path = temp.path().to_path_buf();
-    let mut w = BufWriter::with_capacity(1 << 20, temp.as_file_mut());
-    write(&mut w).map_err(WriteError::Refused)?;
-    w.into_inner()
-        .map_err(|e| WriteError::Io(temp_path.clone(), e.into_error(), "cannot write"))?;
-    temp.as_file()
-        .sync_all()
-        .map_err(|e| WriteError::Io(temp_path, e, "cannot write"))?;
-    temp.persist(dest).map_err(|e| {
-        WriteError::Io(
-            dest.to_path_buf(),
-            e.error,
-            "cannot rename the finished file into place",
+    Staged::create(path).map(drop).map_err(|e| {
+        os_error(
+            parent_dir(path),
+            &e,
+            "cannot create a file in this directory",
         )
-    })?;
-    Ok(())
+    })
 }
 
 /// [`write_atomically`] of bytes at hand, as an `OSError` on failure.

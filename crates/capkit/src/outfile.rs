@@ -4,7 +4,9 @@
 //!   read-only directory, a read-only file) before a command does any work, so a long run never
 //!   fails at its end, and one output is never replaced while another is refused.
 //! * [`AtomicFile`] writes to a temporary file in the destination's directory, named
-//!   `.NAME.capkit-PID-RANDOM.tmp`, and renames it over the destination only when complete.
+//!   `.NAME.capkit-PID-RANDOM.tmp`, and renames it over the destination only when complete
+//!   (the library `outfile`'s `Staged`, which the Python package writes with too: one
+//!   implementation of the names, the permissions, the sync and the rename).
 //!   On SIGINT, SIGTERM or SIGHUP every pending temporary file is removed before the process
 //!   dies of the signal. A SIGKILL cannot be caught: the next run that writes into the same
 //!   directory removes the temporary files of capkit processes that no longer exist.
@@ -17,18 +19,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
 
+use ::outfile::{CommitError, Staged, parent_dir, sweep};
 use anyhow::Context as _;
 
 /// Temporary files to remove if a signal ends the process.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// The directory `path` is written into.
-fn parent_dir(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
 
 /// Refuses `path` (given as `flag PATH`) unless a file can be written there: it must not be a
 /// directory or a read-only file, and its directory must exist and accept a new file.
@@ -66,7 +61,7 @@ pub(crate) fn check(path: &Path, flag: &str) -> anyhow::Result<()> {
 pub(crate) struct AtomicFile {
     // Declared first: taken off the signal list before the file is removed.
     _pending: Pending,
-    file: tempfile::NamedTempFile,
+    file: Staged,
     dest: PathBuf,
     flag: String,
 }
@@ -99,14 +94,7 @@ impl AtomicFile {
             .to_string_lossy();
         sweep(dir, &name);
         install_signal_cleanup();
-        let prefix = temp_prefix(&name, std::process::id());
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(".tmp");
-        // tempfile's default is 0600 whatever the umask, and the rename keeps it: ask for what an
-        // ordinary new file gets (0666 less the umask, which the OS applies at creation).
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let file = builder.tempfile_in(dir).with_context(|| {
+        let file = Staged::create(dest).with_context(|| {
             format!(
                 "{flag} {}: cannot create a temporary file in {}",
                 dest.display(),
@@ -129,19 +117,19 @@ impl AtomicFile {
     /// Flushes the file to disk and renames it over the destination.
     pub(crate) fn commit(self) -> anyhow::Result<()> {
         let at = format!("{} {}", self.flag, self.dest.display());
-        self.file
-            .as_file()
-            .sync_all()
-            .with_context(|| format!("{at}: cannot write"))?;
         let AtomicFile {
             _pending,
             file,
             dest,
             ..
         } = self;
-        file.persist(&dest)
-            .map(drop)
-            .map_err(|e| anyhow::anyhow!("{at}: cannot rename the finished file into place: {e}"))
+        file.commit(&dest).map_err(|e| match e {
+            CommitError::Sync(e) => anyhow::Error::new(e).context(format!("{at}: cannot write")),
+            // The words tempfile's persist error printed before the library kept only its cause.
+            CommitError::Rename(e) => anyhow::anyhow!(
+                "{at}: cannot rename the finished file into place: failed to persist temporary file: {e}"
+            ),
+        })
     }
 }
 
@@ -181,48 +169,6 @@ fn lock_pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// `.NAME.capkit-PID-`: the start of every temporary file name for `NAME`.
-fn temp_prefix(name: &str, pid: u32) -> String {
-    format!(".{name}.capkit-{pid}-")
-}
-
-/// The process id in a temporary file name of capkit's for `name`, if `file` is one.
-fn temp_owner(file: &str, name: &str) -> Option<u32> {
-    let rest = file.strip_prefix(&format!(".{name}.capkit-"))?;
-    if !rest.ends_with(".tmp") {
-        return None;
-    }
-    let digits = rest.split('-').next()?;
-    digits.parse().ok()
-}
-
-/// Whether process `pid` is running (`None`: cannot tell on this platform).
-fn process_alive(pid: u32) -> Option<bool> {
-    let proc = Path::new("/proc");
-    if !proc.join("self").exists() {
-        return None;
-    }
-    Some(proc.join(pid.to_string()).exists())
-}
-
-/// Removes the temporary files for `name` in `dir` whose capkit process is gone (killed while
-/// writing). Files of running processes and, where liveness cannot be told, every file are kept.
-fn sweep(dir: &Path, name: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let me = std::process::id();
-    for entry in entries.flatten() {
-        let file = entry.file_name();
-        let Some(pid) = temp_owner(&file.to_string_lossy(), name) else {
-            continue;
-        };
-        if pid != me && process_alive(pid) == Some(false) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
 /// On SIGINT, SIGTERM or SIGHUP: remove every pending temporary file, then die of the signal
 /// as if it had not been caught (so the exit status tells the shell what happened).
 #[cfg(unix)]
@@ -257,20 +203,6 @@ fn install_signal_cleanup() {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn temp_names_carry_their_owner() {
-        let name = format!("{}123abc.tmp", temp_prefix("c.jsonl", 4242));
-        assert_eq!(temp_owner(&name, "c.jsonl"), Some(4242));
-        // The names earlier versions used are recognised too.
-        assert_eq!(
-            temp_owner(".c.jsonl.capkit-17-998877-0.tmp", "c.jsonl"),
-            Some(17)
-        );
-        assert_eq!(temp_owner(".c.jsonl.capkit-17-x.tmp", "d.jsonl"), None);
-        assert_eq!(temp_owner(".c.jsonl.capkit-17-x", "c.jsonl"), None);
-        assert_eq!(temp_owner("c.jsonl", "c.jsonl"), None);
-    }
 
     #[test]
     fn check_refuses_what_cannot_be_written() {

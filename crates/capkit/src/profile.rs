@@ -277,7 +277,7 @@ impl RunArgs {
             api_key_env: self.api_key_env.clone(),
             prompt_template,
             // openai: replies beside the predictions, keyed by the exact request.
-            reply_cache: cache_dir.as_ref().map(|dir| dir.join("chat")),
+            reply_cache: cache_dir.as_deref().map(model_adapters::reply_cache_dir),
         };
         Ok(Reach {
             settings,

@@ -58,6 +58,7 @@ mod spec;
 pub use adapter::Adapter;
 pub use cache::{Cached, DATABASE, STORE_FORMAT, answer_key, cache_size, default_cache_dir};
 pub use error::Error;
+pub use open::{Progress, reply_cache_dir};
 pub use protocol::{
     AnswerKind, LineAnswer, ProtocolError, check_output, parse_answer_line, parse_batch_answer,
 };

@@ -1,6 +1,10 @@
 //! The dispatch: a [`ModelSpec`] opened as the [`Adapter`] of its scheme. The one module that
 //! knows every backend; no backend knows it.
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::Cached;
 use crate::adapter::Adapter;
 use crate::backend::Backend;
 use crate::error::Error;
@@ -27,6 +31,42 @@ impl ModelSpec {
         };
         Ok(Adapter::new(name, settings.task, backend))
     }
+
+    /// Opens the model for `settings.task` (see [`ModelSpec::open`]) in the prediction cache
+    /// under `cache_dir`, or in a pass-through cache without one: the one assembly of spec,
+    /// adapter and cache that `capkit profile` and `capkit_rs.models` both run. `progress`, if
+    /// given, moves by the texts answered, from the model (misses) and from the cache (hits).
+    /// A cache that cannot be opened is not an error: the model answers uncached and the cache
+    /// keeps the warning ([`Cached::take_warning`](crate::Cached::take_warning)).
+    pub fn open_cached(
+        &self,
+        settings: &Settings,
+        cache_dir: Option<&Path>,
+        progress: Option<Progress>,
+    ) -> Result<Cached<Adapter>, Error> {
+        let mut adapter = self.open(settings)?;
+        if let Some(progress) = &progress {
+            let progress = Arc::clone(progress);
+            adapter = adapter.with_progress(move |n| progress(n));
+        }
+        let mut model = match cache_dir {
+            Some(dir) => adapter.cached(dir),
+            None => Cached::pass_through(adapter),
+        };
+        if let Some(progress) = progress {
+            model = model.with_progress(move |n| progress(n));
+        }
+        Ok(model)
+    }
+}
+
+/// A callback moved by the number of texts answered (a progress bar, say).
+pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
+
+/// Where the `openai:` models' reply cache goes inside a prediction cache directory: the
+/// command line and Python share it ([`Settings::reply_cache`]).
+pub fn reply_cache_dir(cache_dir: &Path) -> PathBuf {
+    cache_dir.join("chat")
 }
 
 #[cfg(feature = "http")]

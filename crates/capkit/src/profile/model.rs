@@ -42,12 +42,7 @@ impl CliModel {
     ) -> anyhow::Result<CliModel> {
         let name = spec.to_string();
         let bar = Arc::new(Mutex::new(ProgressBar::hidden()));
-        let adapter = spec.open(settings)?.with_progress(advance(&bar));
-        let model = match cache_dir {
-            Some(dir) => adapter.cached(dir),
-            None => Cached::pass_through(adapter),
-        }
-        .with_progress(advance(&bar));
+        let model = spec.open_cached(settings, cache_dir, Some(Arc::new(advance(&bar))))?;
         if let Some(e) = model.take_warning() {
             eprintln!(
                 "capkit: warning: no prediction cache for `{name}`: {:#}",
