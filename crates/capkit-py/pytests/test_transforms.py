@@ -7,6 +7,7 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import pickle
 import subprocess
 
@@ -148,8 +149,10 @@ def test_ten_catalogue_families_profile_identically_from_the_cli_python_and_ray(
     (tmp_path / "report.json").write_text(cli.stdout)
     page = subprocess.run([exe, "report", str(tmp_path / "report.json")], capture_output=True, text=True)
     assert page.returncode == 0, page.stderr
-    assert "glyph_10 (homoglyph rate=0.1 seed=0; severity 0.1)" in page.stdout
-    assert "nfkc (normalize form=&quot;NFKC&quot;)" in page.stdout or 'nfkc (normalize form="NFKC")' in page.stdout
+    # Stage names are user strings, bidi-isolated on the page (<bdi>NAME</bdi>).
+    shown = re.sub(r"</?bdi>", "", page.stdout)
+    assert "glyph_10 (homoglyph rate=0.1 seed=0; severity 0.1)" in shown
+    assert "nfkc (normalize form=&quot;NFKC&quot;)" in shown or 'nfkc (normalize form="NFKC")' in shown
     texts = TEXTS_FILE.read_text().splitlines()
     with models.cmd(["python3", str(REPO / "examples/profile/student.py")], cache=False) as s, \
          models.cmd(["python3", str(REPO / "examples/profile/teacher.py")], cache=False) as t:

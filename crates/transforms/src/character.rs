@@ -225,6 +225,19 @@ fn swap_within_words<T: Copy>(
     }
 }
 
+/// `backspace_insert`: after a chosen letter or digit, a printable ASCII character (`!`..=`~`, drawn
+/// uniformly) and BACKSPACE (U+0008), which erases it wherever backspace is honoured: the text
+/// looks unchanged and its code points are not (TextAttack's `WordSwapDeletions`, after Boucher
+/// et al. 2021, "Bad Characters").
+fn backspace_insert(p: &Params<'_>) -> Result<Transform, ResolveError> {
+    per_char("backspace_insert", p, |c, rng, out| {
+        out.push(c);
+        // 94 printable ASCII characters from '!' (0x21).
+        out.push(char::from(b'!' + (rng.below(94) as u8)));
+        out.push('\u{8}');
+    })
+}
+
 /// Each word (a run of letters and digits, two or more) chosen with probability `rate` is
 /// written reversed between RIGHT-TO-LEFT OVERRIDE and POP DIRECTIONAL FORMATTING: it renders
 /// as before, its code points are backwards (the "bad characters" reordering attack).
@@ -485,6 +498,11 @@ pub(crate) static DESCRIPTORS: &[Descriptor] = &[
         example_params: r#"{"rate": 0.2}"#,
         build: zero_width,
     },
+    rate_corruption(
+        "backspace_insert",
+        "a printable ASCII character and a BACKSPACE (U+0008) that erases it inserted after letters and digits with probability rate",
+        backspace_insert,
+    ),
     Descriptor {
         name: "bidi_reorder",
         level: Level::Character,
@@ -574,6 +592,27 @@ mod tests {
                 Some(chars.into_iter().collect::<String>())
             );
         }
+    }
+
+    #[test]
+    fn backspace_insert_erases_what_it_inserts() {
+        let params = serde_json::Map::from_iter([("rate".to_owned(), serde_json::json!(0.5))]);
+        let Ok(t) = crate::Catalogue::standard().build("backspace_insert", &params) else {
+            panic!("backspace_insert builds");
+        };
+        let text = "Typed text, 42 times: café!";
+        let out = t.transform.apply(text);
+        assert!(out.contains('\u{8}'), "{out:?}");
+        // Apply the backspaces: each removes the character before it.
+        let mut shown = String::new();
+        for c in out.chars() {
+            if c == '\u{8}' {
+                assert!(shown.pop().is_some_and(|e| e.is_ascii_graphic()));
+            } else {
+                shown.push(c);
+            }
+        }
+        assert_eq!(shown, text);
     }
 
     #[test]

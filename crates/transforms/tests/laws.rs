@@ -96,6 +96,13 @@ fn change_fractions_track_the_rate() {
             .map(|x| t.apply(x).matches('\u{202e}').count())
             .sum();
         tracks("bidi_reorder", rate, reordered, words);
+        // One BACKSPACE per chosen letter or digit.
+        let t = build("backspace_insert", p.clone());
+        let erased: usize = texts
+            .iter()
+            .map(|x| t.apply(x).matches('\u{8}').count())
+            .sum();
+        tracks("backspace_insert", rate, erased, eligible);
         // Gaps between words.
         let t = build("add_new_lines", p.clone());
         let gaps: usize = texts.iter().map(|x| x.matches(' ').count()).sum();

@@ -25,7 +25,7 @@ from typing import Any, Dict, Literal, Sequence
 
 from ._native import Transform, _catalogue_transform
 
-__all__ = ['keyboard_typo', 'case_jitter', 'whitespace', 'identity', 'char_insert', 'char_delete', 'char_substitute', 'char_swap', 'neighbour_swap', 'repeat_char', 'random_case', 'add_diacritics', 'strip_diacritics', 'zero_width', 'bidi_reorder', 'homoglyph', 'keyboard', 'typo_aci', 'typo_acs', 'typo_bf', 'typo_cm', 'typo_cns', 'typo_co', 'typo_cr', 'typo_cs', 'typo_dhs', 'typo_di', 'typo_do', 'typo_gi', 'typo_gr', 'typo_hi', 'typo_ho', 'typo_hr', 'typo_hs', 'typo_ons', 'typo_rar', 'typo_sp', 'typo_tos', 'typo_vs', 'word_delete', 'word_swap', 'word_split', 'word_merge', 'word_crop', 'word_shuffle', 'contraction_expand', 'contraction_add', 'us_to_uk', 'uk_to_us', 'abbreviation', 'slang', 'speech_to_text', 'dyslexia_swap', 'homophone', 'number_to_words', 'words_to_number', 'swap_numbers', 'randomize_age', 'synonym', 'antonym', 'synonym_insert', 'swap_names', 'swap_locations', 'ocr', 'uppercase', 'lowercase', 'titlecase', 'strip_punctuation', 'strip_all_punctuation', 'add_punctuation', 'add_new_lines', 'add_tabs', 'add_context', 'normalize', 'chain', 'one_of']
+__all__ = ['keyboard_typo', 'case_jitter', 'whitespace', 'identity', 'char_insert', 'char_delete', 'char_substitute', 'char_swap', 'neighbour_swap', 'repeat_char', 'random_case', 'add_diacritics', 'strip_diacritics', 'zero_width', 'backspace_insert', 'bidi_reorder', 'homoglyph', 'keyboard', 'typo_aci', 'typo_acs', 'typo_bf', 'typo_cm', 'typo_cns', 'typo_co', 'typo_cr', 'typo_cs', 'typo_dhs', 'typo_di', 'typo_do', 'typo_gi', 'typo_gr', 'typo_hi', 'typo_ho', 'typo_hr', 'typo_hs', 'typo_ons', 'typo_rar', 'typo_sp', 'typo_tos', 'typo_vs', 'word_delete', 'word_swap', 'word_split', 'word_merge', 'word_crop', 'word_shuffle', 'contraction_expand', 'contraction_add', 'us_to_uk', 'uk_to_us', 'abbreviation', 'slang', 'speech_to_text', 'dyslexia_swap', 'homophone', 'number_to_words', 'words_to_number', 'swap_numbers', 'randomize_age', 'synonym', 'antonym', 'synonym_insert', 'swap_names', 'swap_locations', 'ocr', 'uppercase', 'lowercase', 'titlecase', 'strip_punctuation', 'strip_all_punctuation', 'add_punctuation', 'add_new_lines', 'add_tabs', 'add_context', 'normalize', 'chain', 'one_of']
 
 
 def _spec(value: Any) -> Any:
@@ -206,6 +206,18 @@ def zero_width(*, rate: float = 0.1, seed: int = 0) -> Transform:
     Example: ``zero_width(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
     """
     return _make('zero_width', {'rate': rate, 'seed': seed})
+
+
+def backspace_insert(*, rate: float = 0.1, seed: int = 0) -> Transform:
+    """A printable ASCII character and a BACKSPACE (U+0008) that erases it inserted after letters and digits with probability rate.
+
+    Character level, corruption (severity: ``rate``).
+    ``rate``: probability per letter or digit (rate in [0, 1]).
+    ``seed``: seed of the per-text generator (seed (integer >= 0)).
+
+    Example: ``backspace_insert(rate=0.2, seed=0)`` on "The quick brown fox"; ``capkit profile transforms`` shows its output.
+    """
+    return _make('backspace_insert', {'rate': rate, 'seed': seed})
 
 
 def bidi_reorder(*, rate: float = 0.1, seed: int = 0) -> Transform:
