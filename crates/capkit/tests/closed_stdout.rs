@@ -2,23 +2,21 @@
 //! stderr, no temporary file left behind.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
+
+use support::{capkit_in, root};
 
 /// Runs capkit with a stdout whose reading end is closed before the program starts, so every
 /// write to it fails with a broken pipe (no race with a reader that might still be reading).
 fn with_closed_stdout(args: &[&str], dir: &Path) -> (Option<i32>, String) {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let out = Command::new(env!("CARGO_BIN_EXE_capkit"))
+    let out = capkit_in(dir)
         .args(args)
-        .current_dir(dir)
         .env("TMPDIR", dir)
-        .stdin(Stdio::null())
         .stdout(writer)
         .stderr(Stdio::piped())
         .output()

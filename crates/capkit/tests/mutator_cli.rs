@@ -6,22 +6,16 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+mod support;
+
+use support::{capkit_in, output};
+
 fn capkit(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capkit"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("OPENAI_API_KEY")
-        // The live test's server is local: no proxy from the environment may intercept it.
-        .env_remove("HTTP_PROXY")
-        .env_remove("http_proxy")
-        .env_remove("ALL_PROXY")
-        .env_remove("all_proxy")
-        .output()
-        .unwrap()
+    output(capkit_in(dir).args(args).env_remove("OPENAI_API_KEY"))
 }
 
 fn example() -> PathBuf {

@@ -7,25 +7,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
+
+use support::{capkit_in, output, root, stderr};
 
 fn capkit(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_capkit"));
-    cmd.current_dir(dir)
-        .env("TMPDIR", dir)
-        .env("RAYON_NUM_THREADS", "1")
-        .stdin(Stdio::null());
+    let mut cmd = capkit_in(dir);
+    cmd.env("TMPDIR", dir).env("RAYON_NUM_THREADS", "1");
     cmd
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    capkit(dir).args(args).output().unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    output(capkit(dir).args(args))
 }
 
 /// A corpus big enough that emitting it takes seconds (the bench names with 10 prefixes).

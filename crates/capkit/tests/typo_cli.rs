@@ -8,6 +8,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod support;
+
+use support::{capkit_in, failure, output};
+
 fn typo_fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../typo-tasks/tests/fixtures")
@@ -16,28 +20,11 @@ fn typo_fixture(name: &str) -> PathBuf {
 
 /// A fresh directory for one test, under cargo's scratch space, removed when the test ends.
 fn scratch(test: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("typo_cli-{test}-"))
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap()
+    support::scratch("typo_cli", test)
 }
 
 fn capkit(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capkit"))
-        .args(args)
-        .current_dir(dir)
-        .env("RAYON_NUM_THREADS", "2")
-        .output()
-        .unwrap()
-}
-
-/// Exit code and stderr, the shape every error snapshot takes.
-fn failure(out: &Output) -> String {
-    format!(
-        "exit {:?}\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    output(capkit_in(dir).args(args).env("RAYON_NUM_THREADS", "2"))
 }
 
 #[test]
