@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Error;
 use crate::counts::{ClassifyCounts, add_stages, same_stages};
-use crate::interval::Level;
+use crate::interval::{Level, wilson};
 use crate::paired::PairedTable;
 use crate::ppi::{PpiEstimate, PpiSums, Tuning};
 
@@ -102,7 +102,9 @@ pub const PPI_DESCRIPTION: &str = "prediction-powered inference, power-tuned (PP
      Duchi, Zrnic 2023; ppi_py.ppi_mean_ci's estimate and normal interval): the teacher answered \
      the transformed texts of a seeded uniform sample; the figure is lambda * mean(surrogate over \
      every text) + mean(observed - lambda * surrogate over the sample), lambda chosen from the \
-     data in [0, 1], limits clipped to the figure's range; a difference with a fully observed \
+     data in [0, 1], limits clipped to the figure's range; when every sampled outcome is the \
+     same (no event, or only events) the interval is widened to include Wilson's score interval \
+     of the sample, as the normal one would have zero width; a difference with a fully observed \
      rate is that rate minus the estimate; no sampled text gives estimate null";
 
 impl ClassifySample {
@@ -226,8 +228,22 @@ impl ClassifySample {
 }
 
 /// The power-tuned estimate of a rate, limits clipped to `[0, 1]`.
+///
+/// When every sampled text has the same outcome (no event at all, or nothing but events),
+/// the sample covaries with nothing, so the tuning picks λ = 0 and the estimate is the plain
+/// sample rate, 0 or 1, whose normal interval has zero width however small the sample: it
+/// would claim the full profile has no event from, say, 143 texts without one. The interval
+/// is then widened to include Wilson's score interval of the sample (never of zero width);
+/// everywhere else it is the PPI++ interval as is.
 pub fn estimate_rate(sums: &PpiSums, level: Level) -> Option<PpiEstimate> {
     sums.estimate(Tuning::Power, level).map(|mut e| {
+        let binary = sums.y_y == sums.y;
+        let constant = sums.y == 0 || sums.y == sums.labelled as i64;
+        if binary && constant {
+            let w = wilson(sums.y.unsigned_abs(), sums.labelled, level);
+            e.lower = e.lower.min(w.lower);
+            e.upper = e.upper.max(w.upper);
+        }
         e.lower = e.lower.clamp(0.0, 1.0);
         e.upper = e.upper.clamp(0.0, 1.0);
         e
@@ -253,5 +269,36 @@ fn invalid(at: &str, message: String) -> Error {
     Error::Invalid {
         at: at.to_owned(),
         message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_without_an_event_gets_wilsons_interval_not_a_zero_width_one() {
+        let level = Level::new(0.95).unwrap();
+        // 143 sampled texts without a teacher or student change; 6 student changes in 3,027.
+        let none = binary_sums(0, 0, 0, 143, 6, 3027);
+        let normal = none.estimate(Tuning::Power, level).unwrap();
+        assert_eq!((normal.lower, normal.upper), (0.0, 0.0));
+        let e = estimate_rate(&none, level).unwrap();
+        assert_eq!((e.estimate, e.lower), (0.0, 0.0));
+        assert_eq!(e.upper, wilson(0, 143, level).upper);
+        assert!(e.upper > 0.02, "{e:?}");
+        // Nothing but events: the mirror image.
+        let all = binary_sums(143, 143, 143, 143, 3000, 3027);
+        let e = estimate_rate(&all, level).unwrap();
+        assert_eq!((e.estimate, e.upper), (1.0, 1.0));
+        assert_eq!(e.lower, wilson(143, 143, level).lower);
+        // A sample with events keeps its PPI++ interval.
+        let some = binary_sums(10, 9, 8, 143, 200, 3027);
+        let ppi = some.estimate(Tuning::Power, level).unwrap();
+        let e = estimate_rate(&some, level).unwrap();
+        assert_eq!(
+            (e.lower, e.upper),
+            (ppi.lower.clamp(0.0, 1.0), ppi.upper.clamp(0.0, 1.0))
+        );
     }
 }
