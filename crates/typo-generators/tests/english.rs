@@ -1,7 +1,7 @@
 //! The shipped English defaults do what their tables say.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use typo_tasks::{Data, Keyboard, Registry};
+use typo_generators::{Data, Keyboard, Registry};
 
 fn expect(registry: &Registry, id: &str, input: &str) -> Vec<String> {
     registry

@@ -7,12 +7,13 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use typo_tasks::{Data, Registry};
+use typo_generators::{Data, Registry};
 
 fn registries() -> &'static [Registry; 2] {
     static REGISTRIES: OnceLock<[Registry; 2]> = OnceLock::new();
     REGISTRIES.get_or_init(|| {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data.json");
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../typo-tasks/tests/fixtures/data.json");
         let fixture = Data::from_json_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         [Registry::new(&fixture), Registry::new(&Data::english())]
     })
@@ -72,11 +73,11 @@ fn check_laws(input: &str) -> Result<(), TestCaseError> {
 
 /// The bytes of the set as a JSON array, as `emit` writes it (a member that is not UTF-8 counted
 /// lossily, which only overcounts).
-fn json_array_len(set: &[typo_tasks::Variant]) -> u64 {
+fn json_array_len(set: &[typo_generators::Variant]) -> u64 {
     let mut out = Vec::new();
     for v in set {
         out.push(b',');
-        typo_tasks::push_json_str(&mut out, &String::from_utf8_lossy(v.as_bytes()));
+        typo_generators::push_json_str(&mut out, &String::from_utf8_lossy(v.as_bytes()));
     }
     out.len().max(1) as u64 + 1
 }

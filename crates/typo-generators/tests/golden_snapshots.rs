@@ -5,10 +5,11 @@
 
 use std::path::PathBuf;
 
-use typo_tasks::{Data, Registry, Variant};
+use typo_generators::{Data, Registry, Variant};
 
 fn fixture_data() -> Data {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data.json");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../typo-tasks/tests/fixtures/data.json");
     Data::from_json_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use typo_tasks::{Data, Registry};
+use typo_generators::{Data, Registry};
 
 fn registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data.json");
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../typo-tasks/tests/fixtures/data.json");
         Registry::new(&Data::from_json_str(&std::fs::read_to_string(path).unwrap()).unwrap())
     })
 }

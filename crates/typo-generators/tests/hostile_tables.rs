@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use typo_tasks::{Data, Registry};
+use typo_generators::{Data, Registry};
 
 /// Short strings over a tiny alphabet, so table entries collide with inputs and each other.
 fn word() -> impl Strategy<Value = String> {

@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use typo_tasks::{Data, Keyboard, Registry, Variant};
+use typo_generators::{Data, Keyboard, Registry, Variant};
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
+        .join("../typo-tasks/tests/fixtures")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
