@@ -155,9 +155,21 @@ fn estimated_figures_are_marked_on_the_page() {
         text.contains("prediction-powered estimate (PPI++)"),
         "{text}"
     );
+    // Each corrupted point of the curve's table carries its stage's PPI interval.
+    let points = text
+        .split("<table class=\"curve-points\">")
+        .nth(1)
+        .and_then(|t| t.split("</table>").next())
+        .unwrap();
+    assert_eq!(points.matches("(estimated)").count(), 4, "{points}");
+    // Its severity curve is drawn from the estimates, and its area and break-even say so.
+    assert!(
+        text.contains("(estimated: computed from the estimated points, without an interval)"),
+        "{text}"
+    );
     let full = readable(&common::page(&[("r.json", common::classify_report())]));
     assert!(!full.contains("(estimated)") && !full.contains("Teacher sample"));
-    assert!(!full.contains("PPI++"));
+    assert!(!full.contains("PPI++") && !full.contains("estimated points"));
 }
 
 /// The reviewer's five-student scenario (400-character specs, 50 corruptions, 400 texts) fits
