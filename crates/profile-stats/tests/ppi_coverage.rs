@@ -10,7 +10,7 @@
 //! median width with the plain 10 % sample's interval (λ = 0) on the same sample.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use profile_stats::{Level, PpiSums, Tuning};
+use profile_stats::{Level, PpiSums, Tuning, estimate_rate};
 
 mod common;
 use common::Rng;
@@ -172,4 +172,51 @@ fn ppi_intervals_cover_the_full_profile_value_and_beat_the_plain_sample() {
     }
     println!("{report}");
     assert!(failures.is_empty(), "{failures:#?}\n{report}");
+}
+
+/// Rare events on small samples: the teacher violation rate at 1,000 texts, 10 % sampled (about
+/// 100 teacher answers), teachers changing on 0.5 to 5 % of the texts. The report's rate
+/// interval (`estimate_rate`: PPI++, widened to include the sample's Wilson interval when the
+/// sample has no event) covers at least as often as the bare normal PPI++ interval, which has
+/// zero width whenever the sample has no event; the coverage of both is printed, and the
+/// report's reaches 95 % where the sample usually has no event.
+#[test]
+fn rare_events_get_the_wilson_widened_interval() {
+    const RATES: [f64; 4] = [0.005, 0.01, 0.02, 0.05];
+    const PROFILES: usize = 500;
+    const TEXTS: usize = 1000;
+    let level = Level::DEFAULT;
+    let mut rng = Rng(2222);
+    let mut report = String::new();
+    for rate in RATES {
+        let (mut bare, mut widened) = (0, 0);
+        for _ in 0..PROFILES {
+            let texts: Vec<Text> = (0..TEXTS).map(|_| text(&mut rng, rate)).collect();
+            let mut sums = PpiSums::default();
+            let mut full = 0;
+            for t in &texts {
+                let (y, yhat, _) = outcomes(t)[2];
+                full += y;
+                sums.record_n(rng.chance(0.1).then_some(y), yhat, 1);
+            }
+            let truth = full as f64 / TEXTS as f64;
+            let covers = |lo: f64, hi: f64| lo - 1e-12 <= truth && truth <= hi + 1e-12;
+            if let Some(e) = sums.estimate(Tuning::Power, level) {
+                bare += usize::from(covers(e.lower, e.upper));
+            }
+            if let Some(e) = estimate_rate(&sums, level) {
+                widened += usize::from(covers(e.lower, e.upper));
+            }
+        }
+        let (b, w) = (bare as f64 / PROFILES as f64, widened as f64 / PROFILES as f64);
+        report += &format!("rate {rate:.3}: bare PPI++ coverage {b:.3}, report interval {w:.3}\n");
+        assert!(widened >= bare, "{report}");
+        // Measured (seed 2222): 0.998, 0.996, 0.986 at 0.5, 1 and 2 % (bare: 0.416, 0.562,
+        // 0.842); at 5 % both are about 0.90 — a few events, not none: the normal interval's
+        // known weakness, documented in docs/teacher-budget.md.
+        if rate <= 0.02 {
+            assert!(w >= 0.95, "{report}");
+        }
+    }
+    println!("{report}");
 }
