@@ -12,6 +12,10 @@ use scenario_rules::{RuleModel, model_server, serve};
 use serde_json::{Value, json};
 use suite_core::SuiteSpec;
 
+mod support;
+
+use support::{capkit_in, output};
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/profile")
 }
@@ -65,11 +69,7 @@ fn rust_model() -> PathBuf {
 }
 
 fn capkit(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capkit"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
+    output(capkit_in(dir).args(args))
 }
 
 /// A scenario suite in `SuiteSpec` form when every transform is a built-in one, else `None`.

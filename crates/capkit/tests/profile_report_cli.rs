@@ -4,21 +4,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
+
+use support::{capkit_in, output, root, stderr};
 
 fn capkit(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capkit"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
+    output(capkit_in(dir).args(args))
 }
 
 fn ok(out: &Output) -> &Output {
@@ -29,10 +25,6 @@ fn ok(out: &Output) -> &Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn read_json(path: &Path) -> Value {

@@ -6,11 +6,12 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod support;
+
+use support::{capkit_in, output};
+
 fn capkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capkit"))
-        .args(args)
-        .output()
-        .unwrap()
+    output(capkit_in(std::path::Path::new(".")).args(args))
 }
 
 fn stdout(out: &Output) -> String {
