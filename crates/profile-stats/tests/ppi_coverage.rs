@@ -208,7 +208,10 @@ fn rare_events_get_the_wilson_widened_interval() {
                 widened += usize::from(covers(e.lower, e.upper));
             }
         }
-        let (b, w) = (bare as f64 / PROFILES as f64, widened as f64 / PROFILES as f64);
+        let (b, w) = (
+            bare as f64 / PROFILES as f64,
+            widened as f64 / PROFILES as f64,
+        );
         report += &format!("rate {rate:.3}: bare PPI++ coverage {b:.3}, report interval {w:.3}\n");
         assert!(widened >= bare, "{report}");
         // Measured (seed 2222): 0.998, 0.996, 0.986 at 0.5, 1 and 2 % (bare: 0.416, 0.562,
