@@ -251,9 +251,23 @@ fn step(name: &str, args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// The crates whose top-level modules import one another one way only. capkit-report and
-/// profile-stats still have circles (issue 24): they join this list when those are cut.
-const CIRCLE_FREE: &[&str] = &["crates/typo-generators", "crates/typo-tasks"];
+/// The crates whose top-level modules import one another one way only: every crate but five
+/// that still have a circle (issue 24): capkit-report and profile-stats (plan in the issue),
+/// model-adapters (adapter <-> cache), profile-types and transforms. They join this list when
+/// their circles are cut.
+const CIRCLE_FREE: &[&str] = &[
+    "crates/capkit",
+    "crates/capkit-py",
+    "crates/capture",
+    "crates/chat-client",
+    "crates/extractive",
+    "crates/mutator-eval",
+    "crates/outfile",
+    "crates/scenario-rules",
+    "crates/suite-core",
+    "crates/typo-generators",
+    "crates/typo-tasks",
+];
 
 /// `scripts/module_cycles.py` over [`CIRCLE_FREE`]: fails, printing the circle, if one came back.
 fn module_cycles() -> Result<()> {
