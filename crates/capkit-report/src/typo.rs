@@ -18,6 +18,8 @@ pub(crate) fn article(report: &TypoScoreReport, source: &Source, ids: &Ids) -> M
         (verdict(report))
         dl.meta {
             (source_rows(source))
+            @if let Some(f) = &report.corpus { dt { "Corpus" } dd { span.spec { (f.path) } " (" (f.bytes) " bytes)" } }
+            @if let Some(f) = &report.predictions { dt { "Predictions" } dd { span.spec { (f.path) } " (" (f.bytes) " bytes)" } }
             dt { "Examples scored" }
             dd { (report.scored) " with a prediction, " (report.unpredicted) " without (scored as empty answers)" }
             dt { "Tasks" }
@@ -35,13 +37,16 @@ pub(crate) fn article(report: &TypoScoreReport, source: &Source, ids: &Ids) -> M
             "scores in [0, 1] (their variance is at most mean × (1 − mean)); at n = 2 to 5 they are "
             "wide, as they should be. An empty answer (or a missing prediction) has precision 1 by "
             "upstream's rule, kept so the scores match upstream's: it claims nothing false, but it "
-            "finds nothing either, so read precision beside recall, never alone."
+            "finds nothing either, so read precision beside recall, never alone. Where the scores "
+            "say so (" code { "capkit typo score --json" } " does), a precision is followed by the "
+            "number of empty answers and the precision of the rest (“N empty”, “rest P”): precision "
+            "as what it is."
         }
         @if report.groups.is_empty() {
             p { "No task was scored." }
         }
         @for group in &report.groups {
-            (group_section(group, ids))
+            (group_section(group, report.answers.as_ref(), ids))
         }
     }
 }
@@ -75,7 +80,11 @@ fn verdict(report: &TypoScoreReport) -> Markup {
     }
 }
 
-fn group_section(group: &NeedsGroup, ids: &Ids) -> Markup {
+fn group_section(
+    group: &NeedsGroup,
+    answers: Option<&std::collections::BTreeMap<String, profile_types::TaskAnswers>>,
+    ids: &Ids,
+) -> Markup {
     let heading = group.needs.heading();
     let chart = BarChart {
         id: ids.next(),
@@ -129,7 +138,14 @@ fn group_section(group: &NeedsGroup, ids: &Ids) -> Markup {
                                     th scope="row" { code { (t.task) } }
                                     td.num { (t.n) }
                                     td.num { (with_interval(t.exact_match, t.n)) }
-                                    td.num { (with_interval(t.precision, t.n)) }
+                                    td.num {
+                                        (with_interval(t.precision, t.n))
+                                        @if let Some(a) = answers.and_then(|a| a.get(&t.task)).filter(|a| a.empty > 0) {
+                                            // Two short lines: the column stays as narrow as its intervals.
+                                            br; span.small { (a.empty) " empty" }
+                                            br; span.small { "rest " @match a.precision_of_answers { Some(p) => { (score(p)) }, None => "n/a" } }
+                                        }
+                                    }
                                     td.num { (with_interval(t.recall, t.n)) }
                                     td.num { (with_interval(t.f1, t.n)) }
                                 }

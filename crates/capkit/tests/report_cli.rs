@@ -84,6 +84,14 @@ fn typo_score_page() {
     assert!(html.contains("Generated 2026-12-01 12:00 UTC by capkit"));
     assert!(html.contains("Rules (needs nothing): learnable from examples alone"));
     assert!(html.contains("Keyboard tables (needs keyboard)"));
+    // The files scored are named; an empty answer's precision 1 is said for what it is
+    // (acs has no prediction at all: every answer empty).
+    assert!(html.contains(r#"<dt>Corpus</dt><dd><span class="spec">c.jsonl</span>"#));
+    assert!(html.contains(r#"<dt>Predictions</dt><dd><span class="spec">p.jsonl</span>"#));
+    assert!(
+        html.contains(r#"2 empty</span><br><span class="small">rest n/a</span>"#),
+        "{html}"
+    );
     let hash = blake3::hash(&fs::read(dir.join("scores.json")).unwrap())
         .to_hex()
         .to_string();

@@ -47,7 +47,7 @@ pub use mutator::{
     FieldCategory, FieldComparison, FieldState, Inference, StateComparison, StateSnapshot,
     ValueConfidence,
 };
-pub use typo::{Needs, NeedsGroup, TaskSummary, TypoScoreReport};
+pub use typo::{InputFile, Needs, NeedsGroup, TaskAnswers, TaskSummary, TypoScoreReport};
 
 /// A model output: a classifier label or an extractor record, as a JSON value.
 ///

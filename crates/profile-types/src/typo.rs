@@ -103,6 +103,37 @@ pub struct TypoScoreReport {
     pub unpredicted: usize,
     /// One group per kind of need, in `nothing`, `language`, `keyboard` order.
     pub groups: Vec<NeedsGroup>,
+    /// The corpus scored against, when known (`capkit typo score --json` names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corpus: Option<InputFile>,
+    /// The predictions scored, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predictions: Option<InputFile>,
+    /// Per task id, the empty answers and the precision of the others, when known: upstream
+    /// scores an empty answer (or a missing prediction) as precision 1, which the task's
+    /// `precision` keeps so that it matches upstream; these say what that 1 stands for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<std::collections::BTreeMap<String, TaskAnswers>>,
+}
+
+/// A file a report was computed from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputFile {
+    /// Its path, as given on the command line.
+    pub path: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+/// A task's answers beyond its upstream scores.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskAnswers {
+    /// Examples whose (normalised) answer was empty, missing predictions included: upstream
+    /// counts each as precision 1 — it claims nothing false, and finds nothing.
+    pub empty: usize,
+    /// Mean precision over the examples with a non-empty answer (`None` when every answer was
+    /// empty): precision as what it is, a property of the variants a model did claim.
+    pub precision_of_answers: Option<f64>,
 }
 
 #[cfg(test)]

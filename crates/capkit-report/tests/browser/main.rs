@@ -144,6 +144,8 @@ fn key_figures(name: &str) -> &'static [&'static str] {
             "Keyboard tables (needs keyboard)",
             "0.958",
             "2950 with a prediction",
+            "predictions.jsonl",
+            "rest 0.790",
         ],
         "classify" => &[
             "Clean agreement",

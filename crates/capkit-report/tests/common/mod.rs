@@ -199,7 +199,14 @@ pub fn typo_scores() -> Value {
             {"needs": "keyboard", "tasks": [
                 task("acs", "keyboard", 298, 0.0, 1.0, 0.0, 0.0),
                 task("rar", "keyboard", 284, 0.254, 0.731, 0.522, 0.588)]}
-        ]
+        ],
+        "corpus": {"path": "corpus.jsonl", "bytes": 1_204_880},
+        "predictions": {"path": "predictions.jsonl", "bytes": 98_112},
+        "answers": {
+            "acs": {"empty": 298, "precision_of_answers": null},
+            "hi": {"empty": 60, "precision_of_answers": 0.79},
+            "co": {"empty": 0, "precision_of_answers": 0.981}
+        }
     })
 }
 

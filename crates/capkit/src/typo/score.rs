@@ -16,7 +16,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use profile_types::{NeedsGroup, TypoScoreReport};
+use profile_types::{InputFile, NeedsGroup, TaskAnswers, TypoScoreReport};
 use rayon::prelude::*;
 use typo_tasks::{
     Example, JsonlReader, Needs, Registry, ScoreResult, Summarizer, Summary, Variant, score_against,
@@ -130,6 +130,9 @@ pub(crate) fn run(args: &ScoreArgs) -> anyhow::Result<()> {
     let file = File::open(&args.corpus).with_context(|| format!("{label}: cannot read"))?;
     let mut corpus = JsonlReader::new(BufReader::with_capacity(1 << 16, file));
     let mut summarizer = Summarizer::new();
+    // Per task: empty answers, and the precision sum and count of the others.
+    let mut answers: std::collections::BTreeMap<String, (usize, f64, usize)> =
+        std::collections::BTreeMap::new();
     let mut scored = 0usize;
     let mut unpredicted = 0usize;
     let mut examples = 0usize;
@@ -198,6 +201,13 @@ pub(crate) fn run(args: &ScoreArgs) -> anyhow::Result<()> {
         for r in results {
             let r = r.map_err(anyhow::Error::msg)?;
             summarizer.add(&r);
+            let a = answers.entry(r.task.clone()).or_default();
+            if r.predict.is_empty() {
+                a.0 += 1;
+            } else {
+                a.1 += r.hit.len() as f64 / r.predict.len() as f64;
+                a.2 += 1;
+            }
             scored += 1;
         }
     }
@@ -222,7 +232,40 @@ pub(crate) fn run(args: &ScoreArgs) -> anyhow::Result<()> {
     }
     let summaries = summarizer.finish(&registry)?;
     if args.json {
-        print_json(&summaries, scored, unpredicted)?;
+        let file = |path: &std::path::Path| InputFile {
+            path: path.display().to_string(),
+            bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
+        };
+        let answers = answers
+            .into_iter()
+            .map(|(task, (empty, sum, n))| {
+                let precision_of_answers = (n > 0).then(|| sum / n as f64);
+                (
+                    task,
+                    TaskAnswers {
+                        empty,
+                        precision_of_answers,
+                    },
+                )
+            })
+            .collect();
+        let report = TypoScoreReport {
+            scored,
+            unpredicted,
+            groups: groups(&summaries)
+                .into_iter()
+                .map(|(needs, group)| NeedsGroup {
+                    needs,
+                    tasks: group.into_iter().cloned().collect(),
+                })
+                .collect(),
+            corpus: Some(file(&args.corpus)),
+            predictions: Some(file(&args.predictions)),
+            answers: Some(answers),
+        };
+        let mut out = Lines::default();
+        out.line(serde_json::to_string_pretty(&report)?);
+        out.print()?;
     } else {
         print_table(&summaries)?;
         eprintln!(
@@ -265,22 +308,5 @@ fn print_table(summaries: &[Summary]) -> anyhow::Result<()> {
             out.line(format_args!("  {s}"));
         }
     }
-    out.print()
-}
-
-fn print_json(summaries: &[Summary], scored: usize, unpredicted: usize) -> anyhow::Result<()> {
-    let report = TypoScoreReport {
-        scored,
-        unpredicted,
-        groups: groups(summaries)
-            .into_iter()
-            .map(|(needs, group)| NeedsGroup {
-                needs,
-                tasks: group.into_iter().cloned().collect(),
-            })
-            .collect(),
-    };
-    let mut out = Lines::default();
-    out.line(serde_json::to_string_pretty(&report)?);
     out.print()
 }
