@@ -17,8 +17,9 @@ rate 0.1 per character). The load average before and after is printed with the t
 Build first: cargo build --release -p capkit-transforms --example throughput
 nlpaug: `python3 -m venv V && V/bin/pip install nlpaug==1.1.11` (pulls numpy, pandas, requests, gdown;
 no model, no download at run time for these augmenters).
-Not compared: nlpaug's SpellingAug (needs its spelling dictionary file, downloaded), SynonymAug /
-AntonymAug (need nltk's WordNet corpus and POS tagger, downloaded): nothing is fetched here.
+SpellingAug reads a dictionary this script writes (nlpaug's English one is a download) and ReservedAug
+the same phrase table as capkit's `slang` row. Not compared: SynonymAug / AntonymAug (need nltk's
+WordNet corpus and POS tagger, downloaded): nothing is fetched here.
 """
 
 from __future__ import annotations
@@ -38,12 +39,24 @@ PAIRS = [
     ("char_insert", {"rate": 0.1}, "nac.RandomCharAug(action='insert', aug_word_p=0.3, aug_char_p=0.3)", ""),
     ("char_substitute", {"rate": 0.1}, "nac.RandomCharAug(action='substitute', aug_word_p=0.3, aug_char_p=0.3)", ""),
     ("char_swap", {"rate": 0.1}, "nac.RandomCharAug(action='swap', aug_word_p=0.3, aug_char_p=0.3)", ""),
+    # nlpaug's swap is adjacent by default (swap_mode='adjacent'): neighbour_swap is the closer one.
+    ("neighbour_swap", {"rate": 0.1}, "nac.RandomCharAug(action='swap', aug_word_p=0.3, aug_char_p=0.3)", ""),
     ("char_delete", {"rate": 0.1}, "nac.RandomCharAug(action='delete', aug_word_p=0.3, aug_char_p=0.3)", ""),
     ("word_delete", {"rate": 0.3}, "naw.RandomWordAug(action='delete', aug_p=0.3)", ""),
     ("word_swap", {"rate": 0.3}, "naw.RandomWordAug(action='swap', aug_p=0.3)", ""),
     ("word_crop", {"rate": 0.3}, "naw.RandomWordAug(action='crop', aug_p=0.3)", ""),
     ("word_split", {"rate": 0.3}, "naw.SplitAug(aug_p=0.3)", ""),
+    # Per-word dictionary look-ups. Both read a table this script writes (TABLE / DICT below):
+    # nlpaug's own spelling dictionary is a download, and ReservedAug has no built-in table.
+    ("typo_cm", {"rate": 0.3}, "naw.SpellingAug(dict_path=DICT, aug_p=0.3)",
+     "capkit: typo-tasks' misspellings; nlpaug: one misspelling per corpus word"),
+    ("slang", {"rate": 0.3, "table": "TABLE"}, "naw.ReservedAug(reserved_tokens=RESERVED, aug_p=0.3)",
+     "the same phrase table on both sides"),
 ]
+
+# Replacements for ReservedAug and the `slang` table (written for this benchmark).
+RESERVED = [["people", "ppl"], ["because", "cuz"], ["good", "gud"], ["about", "abt"],
+            ["your", "ur"], ["little", "lil"], ["years", "yrs"], ["through", "thru"]]
 
 WORDS = (
     "the of and to in is was for that with as on by at from his her they we you it this be are have "
@@ -61,6 +74,7 @@ import json, sys, time
 import nlpaug.augmenter.char as nac
 import nlpaug.augmenter.word as naw
 texts = [l.rstrip("\n") for l in open(sys.argv[1], encoding="utf-8")][:int(sys.argv[2])]
+DICT, RESERVED = sys.argv[4], json.loads(sys.argv[5])
 out = {}
 for expr in json.loads(sys.argv[3]):
     aug = eval(expr)
@@ -96,9 +110,16 @@ def main() -> None:
         path = os.path.join(tmp, "corpus.txt")
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(corpus(args.texts)) + "\n")
+        table = os.path.join(tmp, "slang.tsv")
+        with open(table, "w", encoding="utf-8") as f:
+            f.write("".join(f"{a}\t{b}\n" for a, b in RESERVED))
+        spelling = os.path.join(tmp, "spelling.txt")
+        with open(spelling, "w", encoding="utf-8") as f:
+            # A doubled last letter: one misspelling per corpus word.
+            f.write("".join(f"{w} {w + w[-1]}\n" for w in sorted(set(WORDS))))
         cmd = [args.throughput, path]
         for name, params, _, _ in PAIRS:
-            cmd += [name, json.dumps(params)]
+            cmd += [name, json.dumps({k: table if v == "TABLE" else v for k, v in params.items()})]
         exprs = [p[2] for p in PAIRS]
         runs = []
         for _ in range(args.reps):
@@ -109,7 +130,8 @@ def main() -> None:
                 ours[row["transform"]] = (row["texts_per_s"], row["shared_hash_texts_per_s"])
             theirs = json.loads(
                 subprocess.run(
-                    [args.nlpaug_python, "-c", NLPAUG, path, str(args.nlpaug_texts), json.dumps(exprs)],
+                    [args.nlpaug_python, "-c", NLPAUG, path, str(args.nlpaug_texts), json.dumps(exprs),
+                     spelling, json.dumps(RESERVED)],
                     check=True,
                     capture_output=True,
                     text=True,
