@@ -199,7 +199,11 @@ fn pair_test<'a>(
 
 /// The difference `a − b` of a test stored the other way round.
 fn oriented(test: &PairedTest, flipped: bool) -> Interval {
-    let d = test.difference;
+    oriented_interval(test.difference, flipped)
+}
+
+/// `d`, or `−d` when `flipped`.
+fn oriented_interval(d: Interval, flipped: bool) -> Interval {
     if flipped {
         Interval {
             estimate: d.estimate.map(|e| -e),
@@ -312,7 +316,14 @@ fn pair_line(
         };
         // Higher agreement is better; a higher violation rate is worse.
         let a_better = a_higher != invariance;
-        better[usize::from(!a_better)].push((stage.to_owned(), d));
+        // Each stage is listed by the better student's advantage, positive: more agreement,
+        // or fewer violations under an invariance.
+        let advantage = if a_better != invariance {
+            d
+        } else {
+            oriented_interval(d, true)
+        };
+        better[usize::from(!a_better)].push((stage.to_owned(), advantage));
     }
     let item = |(stage, d): &(String, Interval)| {
         html! { bdi { (stage) } " (" (points_with_interval(d)) ")" }
@@ -346,7 +357,7 @@ fn pair_line(
                     bdi { (who.alias) } " significantly better at " (list(v))
                 }
             }
-            " (" (a.alias) " − " (b.alias) ", Holm-adjusted over the comparison)"
+            " (the better student's advantage in points, Holm-adjusted over the comparison)"
         }
     }
 }
