@@ -349,7 +349,23 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
             }
             let outputs = {
                 let texts: Vec<&str> = distinct.iter().map(|&id| self.texts.get(id)).collect();
-                let outputs = transform.apply_batch(&texts);
+                let outputs = if transform.uses_text_hash() {
+                    // The hashes the clean stage computed, shared with the seeded bulk form.
+                    let hashes: Vec<TextHash> = distinct
+                        .iter()
+                        .zip(&texts)
+                        .map(|(&id, t)| {
+                            self.hashes
+                                .get(id as usize)
+                                .copied()
+                                .flatten()
+                                .unwrap_or_else(|| TextHash::of(t))
+                        })
+                        .collect();
+                    transform.apply_batch_with_hashes(&texts, &hashes)
+                } else {
+                    transform.apply_batch(&texts)
+                };
                 if outputs.len() == texts.len() {
                     outputs
                 } else {

@@ -46,6 +46,7 @@
 mod cache;
 mod chunk;
 mod error;
+mod kept;
 mod memo;
 #[cfg(feature = "mixle-compat")]
 mod mixle_rng;

@@ -11,10 +11,11 @@
 //! `init_genrand(19650218)` state every seeding starts from is a constant, and the first twist is
 //! done one element at a time as outputs are drawn (a short text needs a few dozen of the 624).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha512};
 
+use crate::kept::{Kept, LastKept, Outputs, Replay};
 use crate::text::is_py_letter;
 use crate::{Error, Transform};
 
@@ -288,24 +289,9 @@ impl<S: State> Mt19937<S> {
     }
 }
 
-/// Where a corruption's draws come from: a generator, or outputs drawn before ([`Replay`]).
-trait Outputs {
-    /// The next 32-bit output; `None` when there is none left.
-    fn output(&mut self) -> Option<u32>;
-}
-
 impl<S: State> Outputs for Mt19937<S> {
     fn output(&mut self) -> Option<u32> {
         Some(self.next_u32())
-    }
-}
-
-/// Outputs drawn earlier from a generator, in order.
-struct Replay<'a>(std::slice::Iter<'a, u32>);
-
-impl Outputs for Replay<'_> {
-    fn output(&mut self) -> Option<u32> {
-        self.0.next().copied()
     }
 }
 
@@ -353,24 +339,8 @@ fn corrupt(rate: f64, prefix: &[u8], text: &str) -> String {
 }
 
 /// The first outputs of each text's generator in a bulk corruption, kept for the next one with
-/// the same seed and texts: a suite's typo rates share mixle's seed, so each text is seeded once
-/// for all of them (profiles corrupt a chunk's texts once per rate, one rate after the other).
-struct Drawn {
-    prefix: Vec<u8>,
-    /// The texts, concatenated, and where each ends.
-    texts: Vec<u8>,
-    text_ends: Vec<usize>,
-    /// The outputs kept, and each text's (start, count) among them.
-    words: Vec<u32>,
-    slots: Vec<(usize, usize)>,
-}
-
-/// The last [`Drawn`] (taken out while in use, so concurrent profiles never wait on it).
-static LAST_DRAWN: Mutex<Option<Drawn>> = Mutex::new(None);
-
-/// Bound of the outputs [`Drawn`] keeps (16 MiB); texts beyond it are seeded again for each
-/// rate, as without it.
-const DRAWN_WORDS: usize = 4 << 20;
+/// the same seed and texts ([`Kept`]): a suite's typo rates share mixle's seed.
+static LAST_DRAWN: LastKept = LastKept::new();
 
 /// How many outputs to keep for `text`: enough for any rate, almost always (two per letter for
 /// the decisions, 1.23 per letter expected for replacements at rate 1, and slack); a text that
@@ -384,116 +354,66 @@ fn outputs_wanted(text: &str) -> usize {
     4 * letters + 32
 }
 
-impl Drawn {
-    fn is_for(&self, prefix: &[u8], texts: &[&str]) -> bool {
-        self.prefix == prefix
-            && self.text_ends.len() == texts.len()
-            && texts.iter().enumerate().all(|(k, t)| {
-                let start = if k == 0 { 0 } else { self.text_ends[k - 1] };
-                &self.texts[start..self.text_ends[k]] == t.as_bytes()
-            })
-    }
-
-    fn replay(&self, k: usize) -> Replay<'_> {
-        let (start, n) = self.slots[k];
-        Replay(self.words[start..start + n].iter())
-    }
-
-    /// Keeps `n` outputs of `g` for text `k`.
-    fn keep<S: State>(&mut self, k: usize, n: usize, g: &mut Mt19937<S>) {
-        self.slots[k] = (self.words.len(), n);
-        self.words.extend((0..n).map(|_| g.next_u32()));
-    }
-
-    /// Seeds every text's generator (texts whose key fits the state [`LANES`] at a time) and
-    /// keeps its first [`outputs_wanted`] outputs.
-    fn draw(prefix: &[u8], texts: &[&str]) -> Drawn {
-        // What each text gets kept, within the bound, so the outputs are allocated once.
-        let mut budget = DRAWN_WORDS;
-        let wanted: Vec<usize> = texts
-            .iter()
-            .map(|t| {
-                let n = outputs_wanted(t);
-                if n > budget {
-                    return 0; // nothing kept: seeded for each rate
-                }
-                budget -= n;
-                n
-            })
-            .collect();
-        let mut d = Drawn {
-            prefix: prefix.to_vec(),
-            texts: Vec::with_capacity(texts.iter().map(|t| t.len()).sum()),
-            text_ends: Vec::with_capacity(texts.len()),
-            words: Vec::with_capacity(DRAWN_WORDS - budget),
-            slots: vec![(0, 0); texts.len()],
-        };
-        let mut mt: Box<Lanes> = Box::new([[0; LANES]; N]);
-        let mut add: Box<Lanes> = Box::new([[0; LANES]; N]);
-        let mut keys: Vec<SeedKey<'_>> = Vec::with_capacity(LANES);
-        let mut group = [(0usize, 0usize); LANES];
-        let mut flush = |keys: &mut Vec<SeedKey<'_>>, group: &[(usize, usize)], d: &mut Drawn| {
-            seed_lanes(keys, &mut mt, &mut add);
-            for (l, &(k, n)) in group.iter().enumerate() {
-                d.keep(
-                    k,
-                    n,
-                    &mut Mt19937 {
-                        mt: Lane(&mut mt, l),
-                        index: 0,
-                    },
-                );
-            }
-            keys.clear();
-        };
-        for (k, (text, &n)) in texts.iter().zip(&wanted).enumerate() {
-            d.texts.extend_from_slice(text.as_bytes());
-            d.text_ends.push(d.texts.len());
-            if n == 0 {
-                continue;
-            }
-            let key = SeedKey::new(prefix, text.as_bytes());
-            if key.words > N {
-                d.keep(k, n, &mut Mt19937::seeded(&key));
-                continue;
-            }
-            group[keys.len()] = (k, n);
-            keys.push(key);
-            if keys.len() == LANES {
-                flush(&mut keys, &group, &mut d);
-            }
+/// Seeds every text's generator (texts whose key fits the state [`LANES`] at a time) and keeps
+/// its first [`outputs_wanted`] outputs.
+fn draw(prefix: &[u8], texts: &[&str]) -> Kept {
+    let wanted = Kept::budget(texts, outputs_wanted);
+    let mut d = Kept::new(prefix, texts, wanted.iter().sum());
+    let mut mt: Box<Lanes> = Box::new([[0; LANES]; N]);
+    let mut add: Box<Lanes> = Box::new([[0; LANES]; N]);
+    let mut keys: Vec<SeedKey<'_>> = Vec::with_capacity(LANES);
+    let mut group = [(0usize, 0usize); LANES];
+    let mut flush = |keys: &mut Vec<SeedKey<'_>>, group: &[(usize, usize)], d: &mut Kept| {
+        seed_lanes(keys, &mut mt, &mut add);
+        for (l, &(k, n)) in group.iter().enumerate() {
+            let mut g = Mt19937 {
+                mt: Lane(&mut mt, l),
+                index: 0,
+            };
+            d.keep(k, (0..n).map(|_| g.next_u32()));
         }
-        if !keys.is_empty() {
-            // The spare lanes seed leftovers of the previous group; nothing reads them.
-            let n = keys.len();
-            flush(&mut keys, &group[..n], &mut d);
+        keys.clear();
+    };
+    for (k, (text, &n)) in texts.iter().zip(&wanted).enumerate() {
+        if n == 0 {
+            continue;
         }
-        d
+        let key = SeedKey::new(prefix, text.as_bytes());
+        if key.words > N {
+            let mut g = Mt19937::seeded(&key);
+            d.keep(k, (0..n).map(|_| g.next_u32()));
+            continue;
+        }
+        group[keys.len()] = (k, n);
+        keys.push(key);
+        if keys.len() == LANES {
+            flush(&mut keys, &group, &mut d);
+        }
     }
+    if !keys.is_empty() {
+        // The spare lanes seed leftovers of the previous group; nothing reads them.
+        let n = keys.len();
+        flush(&mut keys, &group[..n], &mut d);
+    }
+    d
 }
 
-/// [`corrupt`] of every text, each text seeded once for all the rates of a suite ([`Drawn`]).
+/// [`corrupt`] of every text, each text seeded once for all the rates of a suite ([`Kept`]).
 fn corrupt_many(rate: f64, prefix: &[u8], texts: &[&str]) -> Vec<String> {
     if rate == 0.0 {
         return texts.iter().map(|&t| t.to_owned()).collect();
     }
-    let kept = LAST_DRAWN.lock().ok().and_then(|mut last| last.take());
-    let drawn = match kept {
-        Some(d) if d.is_for(prefix, texts) => d,
-        _ => Drawn::draw(prefix, texts),
-    };
+    let drawn = LAST_DRAWN.take_or(prefix, texts, || draw(prefix, texts));
     let threshold = threshold(rate);
     let out = texts
         .iter()
         .enumerate()
         .map(|(k, t)| {
-            corrupt_from(&mut drawn.replay(k), threshold, t)
+            corrupt_from(&mut Replay(drawn.words(k).iter()), threshold, t)
                 .unwrap_or_else(|| corrupt(rate, prefix, t))
         })
         .collect();
-    if let Ok(mut last) = LAST_DRAWN.lock() {
-        *last = Some(drawn);
-    }
+    LAST_DRAWN.put(drawn);
     out
 }
 

@@ -20,6 +20,15 @@ impl TextHash {
 type PlainFn = dyn Fn(&str) -> String + Send + Sync;
 type HashedFn = dyn Fn(&str, &TextHash) -> String + Send + Sync;
 type BatchFn = dyn Fn(&[&str]) -> Vec<String> + Send + Sync;
+type HashedBatchFn = dyn Fn(&[&str], &[TextHash]) -> Vec<String> + Send + Sync;
+
+/// A transform's bulk form.
+#[derive(Clone)]
+enum Batch {
+    Plain(Arc<BatchFn>),
+    /// Over the texts and their [`TextHash`]es.
+    Hashed(Arc<HashedBatchFn>),
+}
 
 #[derive(Clone)]
 enum Kind {
@@ -50,7 +59,7 @@ pub struct Transform {
     kind: Kind,
     severity: Option<Arc<Severity>>,
     /// The same function over many texts at once, when that is faster.
-    batch: Option<Arc<BatchFn>>,
+    batch: Option<Batch>,
 }
 
 impl Transform {
@@ -119,7 +128,17 @@ impl Transform {
         mut self,
         f: impl Fn(&[&str]) -> Vec<String> + Send + Sync + 'static,
     ) -> Transform {
-        self.batch = Some(Arc::new(f));
+        self.batch = Some(Batch::Plain(Arc::new(f)));
+        self
+    }
+
+    /// [`Transform::with_batch`] for a bulk form that also reads each text's [`TextHash`]
+    /// (`f(texts, hashes)`, `hashes[i]` the hash of `texts[i]`), which profiles share.
+    pub fn with_hashed_batch(
+        mut self,
+        f: impl Fn(&[&str], &[TextHash]) -> Vec<String> + Send + Sync + 'static,
+    ) -> Transform {
+        self.batch = Some(Batch::Hashed(Arc::new(f)));
         self
     }
 
@@ -131,8 +150,21 @@ impl Transform {
     /// The transform of each text, in bulk when the transform has a bulk form.
     pub fn apply_batch(&self, texts: &[&str]) -> Vec<String> {
         match &self.batch {
-            Some(f) => f(texts),
+            Some(Batch::Plain(f)) => f(texts),
+            Some(Batch::Hashed(f)) => {
+                let hashes: Vec<TextHash> = texts.iter().map(|t| TextHash::of(t)).collect();
+                f(texts, &hashes)
+            }
             None => texts.iter().map(|t| self.apply(t)).collect(),
+        }
+    }
+
+    /// [`Transform::apply_batch`] with each text's hash already known (`hashes[i]` must be
+    /// [`TextHash::of`]`(texts[i])`).
+    pub fn apply_batch_with_hashes(&self, texts: &[&str], hashes: &[TextHash]) -> Vec<String> {
+        match &self.batch {
+            Some(Batch::Hashed(f)) if hashes.len() == texts.len() => f(texts, hashes),
+            _ => self.apply_batch(texts),
         }
     }
 

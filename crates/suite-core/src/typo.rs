@@ -3,6 +3,7 @@
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
+use crate::kept::{Kept, LastKept, Outputs, Replay};
 use crate::text::is_py_letter;
 use crate::transform::TextHash;
 use crate::{Error, Transform};
@@ -112,7 +113,10 @@ impl KeyboardTypo {
             }),
             #[cfg(not(feature = "mixle-compat"))]
             TypoRng::Mixle => Transform::new(move |t| self.apply(t)),
-            TypoRng::Chacha => Transform::with_text_hash(move |t, h| self.apply_with_hash(t, h)),
+            // A suite's rates share the seed, so each text's generator is run once for all of
+            // them ([`Kept`]).
+            TypoRng::Chacha => Transform::with_text_hash(move |t, h| self.apply_with_hash(t, h))
+                .with_hashed_batch(move |texts, hashes| self.apply_chacha_many(texts, hashes)),
         };
         // A validated rate is in [0, 1], so it is a valid severity.
         transform
@@ -125,23 +129,106 @@ impl KeyboardTypo {
         if self.threshold == 0 {
             return text.to_owned();
         }
-        // Key = blake3(text), stream = seed: one generator per (seed, text), and the text's hash
-        // is shared by every rate of a suite.
-        let mut rng = ChaCha8Rng::from_seed(hash.0);
-        rng.set_stream(self.seed);
+        self.corrupt_from(text, &mut chacha(hash, self.seed))
+            .unwrap_or_default()
+    }
+
+    /// [`KeyboardTypo::apply_chacha`] of every text (`hashes[i]` is `texts[i]`'s), the first
+    /// outputs of each text's generator kept for the next rate with this seed ([`Kept`]).
+    fn apply_chacha_many(&self, texts: &[&str], hashes: &[TextHash]) -> Vec<String> {
+        if self.threshold == 0 || hashes.len() != texts.len() {
+            return texts
+                .iter()
+                .map(|t| self.apply_chacha(t, &TextHash::of(t)))
+                .collect();
+        }
+        let key = self.seed.to_le_bytes();
+        let kept = LAST_CHACHA.take_or(&key, texts, || {
+            let wanted = Kept::budget(texts, words_wanted);
+            let mut kept = Kept::new(&key, texts, wanted.iter().sum());
+            for (k, (hash, &n)) in hashes.iter().zip(&wanted).enumerate() {
+                if n > 0 {
+                    let mut rng = chacha(hash, self.seed);
+                    kept.keep(k, (0..n).map(|_| rng.next_u32()));
+                }
+            }
+            kept
+        });
+        let out = texts
+            .iter()
+            .zip(hashes)
+            .enumerate()
+            .map(|(k, (t, hash))| {
+                self.corrupt_from(t, &mut Replay(kept.words(k).iter()))
+                    .unwrap_or_else(|| self.apply_chacha(t, hash))
+            })
+            .collect();
+        LAST_CHACHA.put(kept);
+        out
+    }
+
+    /// The corruption of `text` with the outputs of `rng` (`None` if they ran out).
+    fn corrupt_from<O: Outputs>(&self, text: &str, rng: &mut O) -> Option<String> {
         if text.is_ascii() {
-            return self.apply_ascii(text, &mut rng);
+            return self.apply_ascii(text, rng);
         }
         let mut out = String::with_capacity(text.len());
         for c in text.chars() {
-            if is_py_letter(c) && u64::from(rng.next_u32()) < self.threshold {
-                out.push(random_letter(&mut rng));
+            if is_py_letter(c) && u64::from(rng.output()?) < self.threshold {
+                out.push(random_letter(rng)?);
             } else {
                 out.push(c);
             }
         }
-        out
+        Some(out)
     }
+}
+
+/// ChaCha8 keyed by the text's hash, on the stream numbered by the seed: one generator per
+/// (seed, text), and the text's hash is shared by every rate of a suite.
+fn chacha(hash: &TextHash, seed: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::from_seed(hash.0);
+    rng.set_stream(seed);
+    rng
+}
+
+impl Outputs for ChaCha8Rng {
+    fn output(&mut self) -> Option<u32> {
+        Some(self.next_u32())
+    }
+
+    fn fill(&mut self, out: &mut [u8]) -> Option<()> {
+        // Whole words, little-endian, in order: the same outputs as `next_u32` gives.
+        self.fill_bytes(out);
+        Some(())
+    }
+}
+
+/// The last ChaCha outputs kept, by seed and texts.
+static LAST_CHACHA: LastKept = LastKept::new();
+
+/// How many outputs to keep for `text`: one decision per letter and a replacement for each
+/// letter replaced (all of them at rate 1; a rejected replacement draw is rare), and slack.
+fn words_wanted(text: &str) -> usize {
+    let letters = if text.is_ascii() {
+        let mut words = text.as_bytes().chunks_exact(8);
+        let whole: u32 = words
+            .by_ref()
+            .map(|w| {
+                let word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+                ascii_letter_mask(word).count_ones()
+            })
+            .sum();
+        whole as usize
+            + words
+                .remainder()
+                .iter()
+                .filter(|b| b.is_ascii_alphabetic())
+                .count()
+    } else {
+        text.chars().filter(|&c| is_py_letter(c)).count()
+    };
+    2 * letters + 16
 }
 
 impl KeyboardTypo {
@@ -149,7 +236,7 @@ impl KeyboardTypo {
     /// the chunk (in order), then one replacement draw per replaced letter. Each pass is a
     /// straight loop that selects with arithmetic instead of branches, so random decisions do not
     /// stall the pipeline.
-    fn apply_ascii(&self, text: &str, rng: &mut ChaCha8Rng) -> String {
+    fn apply_ascii<O: Outputs>(&self, text: &str, rng: &mut O) -> Option<String> {
         const MASK: usize = CHUNK - 1;
         let mut out = text.as_bytes().to_vec();
         let mut draws = [0u8; 4 * CHUNK];
@@ -178,7 +265,7 @@ impl KeyboardTypo {
             if n == 0 {
                 continue;
             }
-            rng.fill_bytes(&mut draws[..4 * n]);
+            rng.fill(&mut draws[..4 * n])?;
             let mut k = 0usize;
             for (&pos, d) in letters[..n].iter().zip(draws.chunks_exact(4)) {
                 let u = u32::from_le_bytes([d[0], d[1], d[2], d[3]]);
@@ -186,11 +273,11 @@ impl KeyboardTypo {
                 k += usize::from(u64::from(u) < self.threshold);
             }
             for &i in &replaced[..k] {
-                chunk[usize::from(i)] = random_letter(rng) as u8;
+                chunk[usize::from(i)] = random_letter(rng)? as u8;
             }
         }
         // ASCII in, ASCII letters substituted: always valid UTF-8.
-        String::from_utf8(out).unwrap_or_default()
+        Some(String::from_utf8(out).unwrap_or_default())
     }
 }
 
@@ -210,20 +297,55 @@ const CHUNK: usize = 64;
 
 /// A uniform letter `a`–`z`: Lemire's multiply-shift with rejection, so it is exactly uniform and
 /// independent of any `rand` distribution code that might change between versions.
-fn random_letter(rng: &mut ChaCha8Rng) -> char {
+fn random_letter<O: Outputs>(rng: &mut O) -> Option<char> {
     const N: u64 = 26;
     // 2^32 mod 26: draws whose low product falls below it are rejected.
     const REJECT_BELOW: u64 = (1u64 << 32) % N;
     loop {
-        let m = u64::from(rng.next_u32()) * N;
+        let m = u64::from(rng.output()?) * N;
         if (m & 0xffff_ffff) >= REJECT_BELOW {
-            return (b'a' + (m >> 32) as u8) as char;
+            return Some((b'a' + (m >> 32) as u8) as char);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn bulk_form_equals_each_text_for_every_rate_of_a_seed() {
+        let texts: Vec<String> = (0..300)
+            .map(|i| match i % 4 {
+                0 => format!("sample {i}: the service was good and the food was fine overall"),
+                1 => format!("Ünïcödé {i} ΣΑΣ straße"),
+                2 => "x".repeat(i + 300),
+                _ => String::new(),
+            })
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // The rates one after the other (the second and later replay the first's outputs), and
+        // each seed twice (a different seed must not replay the other's).
+        for seed in [0, 7, 0] {
+            for rate in [0.05, 0.4, 1.0, 0.0, 0.1] {
+                let typo = keyboard_typo_corruption(rate, seed).unwrap();
+                let each: Vec<String> = texts.iter().map(|t| typo.apply(t)).collect();
+                assert_eq!(typo.apply_batch(&texts), each, "rate {rate} seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn replayed_outputs_running_out_are_detected() {
+        let typo = KeyboardTypo::new(1.0, 0).unwrap();
+        let words = [0u32; 3];
+        assert_eq!(typo.corrupt_from("abcd", &mut Replay(words.iter())), None);
+        // 1 is below any threshold, and 26·1 picks `a` without rejection.
+        assert_eq!(
+            typo.corrupt_from("ab", &mut Replay([1u32; 4].iter())),
+            Some("aa".to_owned())
+        );
+        assert_eq!(typo.corrupt_from("é", &mut Replay(words[..1].iter())), None);
+    }
+
     use super::*;
 
     #[test]
