@@ -878,6 +878,35 @@ mod tests {
     }
 
     #[test]
+    fn many_processes_opening_one_new_cache_at_once_all_get_it() {
+        // Connections in threads lock the file as processes do (SQLite tracks locks per file,
+        // not per process). Opening a new cache switches it to WAL and creates its tables: done
+        // by all at once, none may fail (a failed open is a run without its cache).
+        for round in 0..10 {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("cache");
+            let barrier = std::sync::Barrier::new(8);
+            std::thread::scope(|s| {
+                for i in 0..8 {
+                    let (dir, barrier) = (&dir, &barrier);
+                    s.spawn(move || {
+                        barrier.wait();
+                        let mut store = Store::open(dir, &format!("m{}", i % 3))
+                            .unwrap_or_else(|e| panic!("round {round}, opener {i}: {e}"));
+                        let (_, written) = store.put_all(&[(&*format!("t{i}"), &json!(i), None)]);
+                        written.unwrap_or_else(|e| panic!("round {round}, writer {i}: {e}"));
+                    });
+                }
+            });
+            let (conn, _) = open_database(&dir).unwrap();
+            let n: i64 = conn
+                .query_row("SELECT count(*) FROM answers", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(n, 8, "round {round}");
+        }
+    }
+
+    #[test]
     fn another_format_is_refused_by_name() {
         let tmp = tempfile::tempdir().unwrap();
         let (conn, _) = open_database(tmp.path()).unwrap();
