@@ -63,25 +63,25 @@ for n in "${sizes[@]}"; do
         cache_args=(--no-cache)
     fi
     for mode in "${modes[@]}"; do
-    rm -f "$work/student.time" "$work/teacher.time"
-    /usr/bin/time -f '%U %S %M' -o "$work/capkit.time" "$capkit" profile classify \
-        --texts "$work/texts.txt" --suite "$work/suite.json" \
-        --student "$(spec student)" --teacher "$(spec teacher)" "${cache_args[@]}" --out "$work/profile.json" \
-        2> "$work/stderr.txt" || { cat "$work/stderr.txt" >&2; exit 1; }
-    grep -q '"clean_agreement": 1.0' "$work/profile.json" || { echo "unexpected profile" >&2; exit 1; }
-    read -r user sys kb < "$work/capkit.time"
-    # A run answered wholly from the cache never starts the model processes.
-    s_user=0 s_sys=0 s_kb=0 t_user=0 t_sys=0 t_kb=0
-    [[ -s "$work/student.time" ]] && IFS=_ read -r s_user s_sys s_kb < <(tail -n1 "$work/student.time")
-    [[ -s "$work/teacher.time" ]] && IFS=_ read -r t_user t_sys t_kb < <(tail -n1 "$work/teacher.time")
-    # CPU of all three processes.
-    cpu="$(awk -v a="$user" -v b="$sys" -v c="$s_user" -v d="$s_sys" -v e="$t_user" -v f="$t_sys" \
-        'BEGIN { printf "%.2f", a + b + c + d + e + f }')"
-    printf '%-9s %-8s %9s %10s %9.1f %9.1f %9.1f %9.1f\n' "$n" "$mode" "$cpu" \
-        "$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.3f", c * 1e6 / n }')" \
-        "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')" "$(awk -v k="$s_kb" 'BEGIN { print k / 1024 }')" \
-        "$(awk -v k="$t_kb" 'BEGIN { print k / 1024 }')" \
-        "$(awk -v a="$kb" -v b="$s_kb" -v c="$t_kb" 'BEGIN { print (a + b + c) / 1024 }')"
+        rm -f "$work/student.time" "$work/teacher.time"
+        /usr/bin/time -f '%U %S %M' -o "$work/capkit.time" "$capkit" profile classify \
+            --texts "$work/texts.txt" --suite "$work/suite.json" \
+            --student "$(spec student)" --teacher "$(spec teacher)" "${cache_args[@]}" --out "$work/profile.json" \
+            2> "$work/stderr.txt" || { cat "$work/stderr.txt" >&2; exit 1; }
+        grep -q '"clean_agreement": 1.0' "$work/profile.json" || { echo "unexpected profile" >&2; exit 1; }
+        read -r user sys kb < "$work/capkit.time"
+        # A run answered wholly from the cache never starts the model processes.
+        s_user=0 s_sys=0 s_kb=0 t_user=0 t_sys=0 t_kb=0
+        [[ -s "$work/student.time" ]] && IFS=_ read -r s_user s_sys s_kb < <(tail -n1 "$work/student.time")
+        [[ -s "$work/teacher.time" ]] && IFS=_ read -r t_user t_sys t_kb < <(tail -n1 "$work/teacher.time")
+        # CPU of all three processes.
+        cpu="$(awk -v a="$user" -v b="$sys" -v c="$s_user" -v d="$s_sys" -v e="$t_user" -v f="$t_sys" \
+            'BEGIN { printf "%.2f", a + b + c + d + e + f }')"
+        printf '%-9s %-8s %9s %10s %9.1f %9.1f %9.1f %9.1f\n' "$n" "$mode" "$cpu" \
+            "$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.3f", c * 1e6 / n }')" \
+            "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')" "$(awk -v k="$s_kb" 'BEGIN { print k / 1024 }')" \
+            "$(awk -v k="$t_kb" 'BEGIN { print k / 1024 }')" \
+            "$(awk -v a="$kb" -v b="$s_kb" -v c="$t_kb" 'BEGIN { print (a + b + c) / 1024 }')"
     done
     if [[ "${CACHE:-0}" == 1 ]]; then
         "$capkit" cache stats --cache-dir "$work/cache" | sed -n 's/^\(size\|answers\)/  cache \1/p'
