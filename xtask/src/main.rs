@@ -21,7 +21,7 @@
 //! * `dist`: the portable artefacts in `target/dist/` (manylinux2014 abi3 wheel checked by
 //!   auditwheel, sdist installed into a clean venv, glibc-2.17 `capkit` binary, `SHA256SUMS`;
 //!   see `dist.rs`).
-//! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, the architecture check, capkit-chat with `tls` against a local https server, tests, docs, goldens, the
+//! * `ci`: everything `.ci/run` runs, in the same order (fmt, clippy, the architecture check, capkit-chat-client with `tls` against a local https server, tests, docs, goldens, the
 //!   golden self-test, cargo deny).
 //!
 //! A golden test is any test whose name contains `golden` (the libtest filter `golden` selects
@@ -842,14 +842,14 @@ fn ci() -> Result<()> {
             "warnings",
         ],
     )?;
-    // capkit-chat's https path: its `tls` feature is opt-in (ring is a C build), so the
+    // capkit-chat-client's https path: its `tls` feature is opt-in (ring is a C build), so the
     // workspace lint and test runs above and below do not compile it.
     step(
         "lint (https client)",
         &[
             "clippy",
             "-p",
-            "capkit-chat",
+            "capkit-chat-client",
             "--features",
             "tls",
             "--all-targets",
@@ -866,7 +866,7 @@ fn ci() -> Result<()> {
         &[
             "test",
             "-p",
-            "capkit-chat",
+            "capkit-chat-client",
             "--features",
             "tls",
             "--test",

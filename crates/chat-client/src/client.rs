@@ -110,7 +110,7 @@ impl ChatClient {
         if base.starts_with("https://") {
             if !cfg!(feature = "tls") {
                 return Err(ClientError::Config(format!(
-                    "{base}: https needs capkit-chat's `tls` feature (capkit: `--features tls`)"
+                    "{base}: https needs capkit-chat-client's `tls` feature (capkit: `--features tls`)"
                 )));
             }
         } else if !base.starts_with("http://") {

@@ -1,4 +1,4 @@
-//! `chat_client` (package `capkit-chat`): a blocking client for OpenAI-compatible chat
+//! `chat_client` (package `capkit-chat-client`): a blocking client for OpenAI-compatible chat
 //! completions (vLLM, llama.cpp, Ollama, hosted APIs), and the pieces that make many calls
 //! reproducible and cheap.
 //!

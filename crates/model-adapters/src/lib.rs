@@ -8,7 +8,7 @@
 //!   `{"records": […]}` (optionally `"decisions"`), [`Settings::batch_size`] texts per request,
 //!   [`Settings::concurrency`] requests at once, answers in input order.
 //! * `openai:MODEL[@URL]` (feature `openai`) — an OpenAI-compatible chat API through
-//!   `capkit-chat`'s client (timeouts, retries with jitter, `Retry-After`), one completion per
+//!   the chat client of `capkit-chat-client` (timeouts, retries with jitter, `Retry-After`), one completion per
 //!   text from [`Settings::prompt_template`]; the label is the trimmed reply (classify) or the
 //!   reply as a JSON object (extract).
 //! * `file:PREDICTIONS.jsonl` — precomputed `{"text", "label"}` lines.

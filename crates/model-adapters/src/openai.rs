@@ -1,4 +1,4 @@
-//! `openai:` models: one chat completion per text through capkit-chat's client (retries,
+//! `openai:` models: one chat completion per text through the chat client of `capkit-chat-client` (retries,
 //! timeouts, reply cache), the prompt from a template file with a `{text}` slot.
 
 use chat_client::{ChatClient, ChatConfig, ResponseCache};

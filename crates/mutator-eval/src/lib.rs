@@ -22,7 +22,7 @@
 //!   [`DatasetSummary`](profile_types::DatasetSummary) ([`summarize`]), with provider failures,
 //!   bad replies and wrong answers kept apart;
 //! * with feature `http`, `ChatClient` as an [`LlmClient`]: the OpenAI-compatible
-//!   chat-completions client of `capkit-chat` (re-exported here with its [`ResponseCache`],
+//!   chat-completions client of `capkit-chat-client` (re-exported here with its [`ResponseCache`],
 //!   [`CanonicalRequest`], [`ClientError`] and pool) with timeouts, bounded retries with backoff,
 //!   and replies cached by the blake3 hash of the request. Feature `tls` adds https.
 //!

@@ -89,7 +89,7 @@ impl<T: LlmClient + ?Sized> LlmClient for Arc<T> {
     }
 }
 
-/// capkit-chat's OpenAI-compatible client: [`ChatClient::complete`](chat_client::ChatClient::complete).
+/// capkit-chat-client's OpenAI-compatible client: [`ChatClient::complete`](chat_client::ChatClient::complete).
 #[cfg(feature = "http")]
 impl LlmClient for chat_client::ChatClient {
     fn generate(&self, prompt: &str) -> Result<String, ClientError> {

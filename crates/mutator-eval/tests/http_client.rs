@@ -1,4 +1,4 @@
-//! The dataset runner over capkit-chat's client, used as an `LlmClient` (feature `http`). No
+//! The dataset runner over the chat client (`capkit-chat-client`), used as an `LlmClient` (feature `http`). No
 //! server: replies come from a pre-filled reply cache, and failures from a closed port on
 //! 127.0.0.1. The client's own tests, against a scripted local server, live in
 //! `crates/chat-client/tests/client.rs`.
