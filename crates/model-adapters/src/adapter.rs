@@ -81,18 +81,6 @@ impl Adapter {
             .map(|identity| format!("{}\0{identity}", self.task.name()))
     }
 
-    /// This adapter wearing the prediction cache under `dir` (`capkit profile` uses
-    /// [`default_cache_dir`](crate::default_cache_dir)), keyed by its
-    /// [`Adapter::cache_identity`]; a `file:` model passes through uncached. A cache that
-    /// cannot be opened passes through too, and says why in
-    /// [`Cached::take_warning`](crate::Cached::take_warning).
-    pub fn cached(self, dir: &std::path::Path) -> crate::Cached<Adapter> {
-        match self.cache_identity() {
-            Some(identity) => crate::Cached::new(self, dir, &identity),
-            None => crate::Cached::pass_through(self),
-        }
-    }
-
     /// Calls `on_answered(n)` as the model answers, `n` texts at a time (for progress bars).
     pub fn with_progress(mut self, on_answered: impl Fn(u64) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(on_answered));

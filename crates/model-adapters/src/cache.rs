@@ -26,7 +26,7 @@ use rusqlite::{Connection, OptionalExtension as _, params};
 use serde_json::Value;
 use suite_core::{Decision, Label, Model, ModelError, SharedLabel, decision_of};
 
-use crate::adapter::OnAnswered;
+use crate::adapter::{Adapter, OnAnswered};
 use crate::error::Error;
 
 /// The key derivation's domain (format 1's, kept so imported answers keep their keys).
@@ -629,6 +629,22 @@ impl<M> Cached<M> {
     /// completes, so there is nothing left to write; kept for callers of format 1's cache.
     pub fn flush(&self) -> Result<(), Error> {
         Ok(())
+    }
+}
+
+// The cache's side of an adapter: here, not in `adapter`, so that the cache depends on the
+// adapter one way only (`OnAnswered`), never the adapter on the cache.
+impl Adapter {
+    /// This adapter wearing the prediction cache under `dir` (`capkit profile` uses
+    /// [`default_cache_dir`](crate::default_cache_dir)), keyed by its
+    /// [`Adapter::cache_identity`]; a `file:` model passes through uncached. A cache that
+    /// cannot be opened passes through too, and says why in
+    /// [`Cached::take_warning`].
+    pub fn cached(self, dir: &std::path::Path) -> Cached<Adapter> {
+        match self.cache_identity() {
+            Some(identity) => Cached::new(self, dir, &identity),
+            None => Cached::pass_through(self),
+        }
     }
 }
 
