@@ -6,7 +6,7 @@
 //! * `test`: the README's test command: `cargo test --workspace`, then the Python package's tests
 //!   (a portable release wheel built by maturin with the Zig linker, installed into `target/py/venv`, pytest; see `python.rs`).
 //!   capkit-report's `#[ignore]`d browser tests run when Chromium is there; outside CI each group
-//!   whose system data is missing (Chromium, WordNet, fortunes) is skipped with one printed line.
+//!   whose system data is missing (Chromium, WordNet, fortunes, Debian's torch) is skipped with one printed line.
 //! * `arch-check`: `docs/architecture.md`'s crate table against `cargo metadata` (each crate's
 //!   "never depends on" column, a row for every workspace member; see `arch.rs`).
 //! * `module-cycles`: no import circle between the top-level modules of the crates in
@@ -303,6 +303,8 @@ fn test() -> Result<()> {
             }),
         wordnet: Path::new(WORDNET_INDEX).is_file(),
         fortunes: Path::new(FORTUNES).is_dir(),
+        torch: std::env::var_os("CAPKIT_TORCH_PYTHON").is_some()
+            || Path::new(DEBIAN_TORCH).is_file(),
     };
     let plan = system.plan();
     for line in &plan.skipped {
@@ -321,6 +323,9 @@ fn test() -> Result<()> {
 const WORDNET_INDEX: &str = "/usr/share/wordnet/index.adj";
 /// The corpus the distillation example's CI-sized pytest labels (Debian's `fortunes`).
 const FORTUNES: &str = "/usr/share/games/fortunes";
+/// Debian's CPU torch (`python3-torch`), which mixle's own capability test files train their
+/// students with (`test_mixle_own_tests.py`; `CAPKIT_TORCH_PYTHON` names another interpreter).
+const DEBIAN_TORCH: &str = "/usr/lib/python3/dist-packages/torch/__init__.py";
 
 /// What the machine offers the tests that need more than Rust and Python.
 struct SystemTestData {
@@ -328,6 +333,7 @@ struct SystemTestData {
     chromium: bool,
     wordnet: bool,
     fortunes: bool,
+    torch: bool,
 }
 
 /// How `cargo xtask test` runs on a machine.
@@ -367,6 +373,11 @@ impl SystemTestData {
             // The pytest skips itself (and says so in pytest's summary); this says why up front.
             plan.skipped.push(format!(
                 "SKIPPED the distillation example's CI-sized pytest (test_distill_example.py): no {FORTUNES} (`apt-get install fortunes`; CI fails instead)"
+            ));
+        }
+        if !self.torch && !self.ci {
+            plan.skipped.push(format!(
+                "SKIPPED mixle's own capability test files (test_mixle_own_tests.py): no {DEBIAN_TORCH} (`apt-get install --no-install-recommends python3-torch`; CI fails instead)"
             ));
         }
         plan
@@ -917,12 +928,17 @@ mod tests {
             chromium: false,
             wordnet: false,
             fortunes: false,
+            torch: false,
         };
         let plan = bare.plan();
         assert!(!plan.browser);
         assert_eq!(plan.skip.len(), 2);
-        assert_eq!(plan.skipped.len(), 3, "{:?}", plan.skipped);
-        for (line, what) in plan.skipped.iter().zip(["chromium", "wordnet", "fortunes"]) {
+        assert_eq!(plan.skipped.len(), 4, "{:?}", plan.skipped);
+        for (line, what) in plan
+            .skipped
+            .iter()
+            .zip(["chromium", "wordnet", "fortunes", "torch"])
+        {
             assert!(
                 line.starts_with("SKIPPED ") && line.contains(what),
                 "{line}"
@@ -942,6 +958,7 @@ mod tests {
             chromium: true,
             wordnet: true,
             fortunes: true,
+            torch: true,
         };
         assert_eq!(full.plan(), ci.plan());
     }

@@ -3,9 +3,9 @@ students.
 
 mixle ships ``mixle/tests/capability_suite_test.py`` (5 tests) and
 ``generative_capability_test.py`` (7 tests). Both ``importorskip("torch")`` and distil their
-students with torch (``distill_for_routing``, ``distill_extractor``), which no lightweight
-stand-in can run, and a CPU torch cannot be installed here (the CUDA wheel from PyPI is
-gigabytes; the CPU index is not reachable). So this file is ours: the same fixtures in spirit
+students with torch (``distill_for_routing``, ``distill_extractor``); ``test_mixle_own_tests.py``
+runs them as they are where Debian's CPU torch is installed (CI). This file runs on any machine
+with the test requirements: the same fixtures in spirit
 (a keyword spam/ham teacher, a name-extracting teacher), students distilled from the teachers'
 answers with scikit-learn, and the same assertions, run against capkit_rs and, as a control,
 against mixle's own modules (the import line a user switches). Nothing of mixle's test code is
