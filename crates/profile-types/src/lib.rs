@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 mod capture;
+mod encoding;
 mod extractive;
 mod mutator;
 pub mod py_value;

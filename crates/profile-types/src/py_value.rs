@@ -39,39 +39,14 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+pub use crate::encoding::{Ext, MARKER, ext};
+use crate::encoding::{dict_entries, encode};
 use crate::value::{py_float_repr, py_repr};
-
-/// The reserved key of an encoded Python value (a NUL starts it: no ordinary field name does).
-pub const MARKER: &str = "\u{0}capkit:py";
 
 /// The prefix of a record key that is not a `str`.
 pub const KEY_PREFIX: &str = "\u{0}capkit:key:";
-
-/// A Python value [`MARKER`] carries, borrowed from its encoding.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Ext<'a> {
-    /// An `int` outside the 64-bit range, as its decimal digits (with `-` when negative).
-    Int(&'a str),
-    /// A `float` that is NaN or infinite.
-    Float(f64),
-    /// `bytes`, as lowercase hex.
-    Bytes(&'a str),
-    /// A `tuple`'s items.
-    Tuple(&'a [Value]),
-    /// A `dict` with a key that is not `str`: its `[key, value]` pairs in insertion order.
-    Dict(&'a [Value]),
-}
-
-fn encode(kind: &str, payload: Value) -> Value {
-    let mut map = Map::with_capacity(1);
-    map.insert(
-        MARKER.to_owned(),
-        Value::Array(vec![Value::String(kind.to_owned()), payload]),
-    );
-    Value::Object(map)
-}
 
 /// An `int` of any size: a JSON number when it fits 64 bits, else its encoding. `decimal` is
 /// Python's `str()` of the int.
@@ -127,121 +102,6 @@ pub fn dict(entries: Vec<(Value, Value)>) -> Value {
                 .collect(),
         ),
     )
-}
-
-/// The Python value `value` encodes, if it is one of the encodings above (anything else, a
-/// malformed encoding included, is an ordinary JSON value).
-pub fn ext(value: &Value) -> Option<Ext<'_>> {
-    let Value::Object(map) = value else {
-        return None;
-    };
-    if map.len() != 1 {
-        return None;
-    }
-    let Some(Value::Array(pair)) = map.get(MARKER) else {
-        return None;
-    };
-    let [Value::String(kind), payload] = pair.as_slice() else {
-        return None;
-    };
-    match (kind.as_str(), payload) {
-        ("int", Value::String(d)) => Some(Ext::Int(d)),
-        ("float", Value::String(f)) => match f.as_str() {
-            "nan" => Some(Ext::Float(f64::NAN)),
-            "inf" => Some(Ext::Float(f64::INFINITY)),
-            "-inf" => Some(Ext::Float(f64::NEG_INFINITY)),
-            _ => None,
-        },
-        ("bytes", Value::String(h)) => Some(Ext::Bytes(h)),
-        ("tuple", Value::Array(items)) => Some(Ext::Tuple(items)),
-        ("dict", Value::Array(entries)) => Some(Ext::Dict(entries)),
-        _ => None,
-    }
-}
-
-/// The `[key, value]` pairs of an encoded dict.
-pub(crate) fn dict_entries(entries: &[Value]) -> impl Iterator<Item = (&Value, &Value)> {
-    entries
-        .iter()
-        .filter_map(|e| match e.as_array().map(Vec::as_slice) {
-            Some([k, v]) => Some((k, v)),
-            _ => None,
-        })
-}
-
-/// The bytes behind an encoding's hex.
-pub(crate) fn unhex(hex: &str) -> Vec<u8> {
-    hex.as_bytes()
-        .chunks(2)
-        .filter_map(|pair| {
-            std::str::from_utf8(pair)
-                .ok()
-                .and_then(|p| u8::from_str_radix(p, 16).ok())
-        })
-        .collect()
-}
-
-/// Python `repr()` of an encoded value.
-pub(crate) fn write_ext_repr(out: &mut String, value: Ext<'_>) {
-    match value {
-        Ext::Int(d) => out.push_str(d),
-        Ext::Float(f) => out.push_str(&py_float_repr(f)),
-        Ext::Bytes(h) => write_bytes_repr(out, &unhex(h)),
-        Ext::Tuple(items) => {
-            out.push('(');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&py_repr(item));
-            }
-            if items.len() == 1 {
-                out.push(',');
-            }
-            out.push(')');
-        }
-        Ext::Dict(entries) => {
-            out.push('{');
-            for (i, (k, v)) in dict_entries(entries).enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&py_repr(k));
-                out.push_str(": ");
-                out.push_str(&py_repr(v));
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// Python `repr(bytes)`: `b'...'` (double quotes when it holds `'` and no `"`), `\\`, the
-/// quote, `\t \n \r` escaped, other bytes outside printable ASCII as `\xhh`.
-fn write_bytes_repr(out: &mut String, b: &[u8]) {
-    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
-        b'"'
-    } else {
-        b'\''
-    };
-    out.push('b');
-    out.push(char::from(quote));
-    for &byte in b {
-        match byte {
-            b'\\' => out.push_str("\\\\"),
-            b'\t' => out.push_str("\\t"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            q if q == quote => {
-                out.push('\\');
-                out.push(char::from(q));
-            }
-            0x20..=0x7e => out.push(char::from(byte)),
-            _ => {
-                let _ = write!(out, "\\x{byte:02x}");
-            }
-        }
-    }
-    out.push(char::from(quote));
 }
 
 /// Whether a `str` key would read as an encoding ([`MARKER`] or a [`KEY_PREFIX`] key): the
@@ -320,17 +180,6 @@ fn write_float_form(out: &mut String, f: f64) {
     }
 }
 
-/// The exact integer an integral finite float is, as decimal digits (`None` otherwise).
-pub(crate) fn integral_digits(f: f64) -> Option<String> {
-    (f.is_finite() && f.fract() == 0.0).then(|| {
-        if f == 0.0 {
-            "0".to_owned()
-        } else {
-            format!("{f:.0}")
-        }
-    })
-}
-
 /// Whether `value` holds a NaN anywhere (Python's `v == v` is then false for `v` itself).
 pub fn has_nan(value: &Value) -> bool {
     match (value, ext(value)) {
@@ -349,6 +198,7 @@ pub fn has_nan(value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::unhex;
     use crate::value::{py_eq, py_str, py_truthy};
     use serde_json::json;
 

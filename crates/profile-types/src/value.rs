@@ -33,7 +33,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
-use crate::py_value::{Ext, dict_entries, ext, integral_digits, write_ext_repr};
+use crate::encoding::{Ext, dict_entries, ext, unhex};
 
 /// Python `str(value)`. Strings print as themselves (borrowed, no allocation).
 pub fn py_str(value: &Value) -> Cow<'_, str> {
@@ -342,6 +342,80 @@ pub fn json_kind(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// Python `repr()` of an encoded value.
+fn write_ext_repr(out: &mut String, value: Ext<'_>) {
+    match value {
+        Ext::Int(d) => out.push_str(d),
+        Ext::Float(f) => out.push_str(&py_float_repr(f)),
+        Ext::Bytes(h) => write_bytes_repr(out, &unhex(h)),
+        Ext::Tuple(items) => {
+            out.push('(');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&py_repr(item));
+            }
+            if items.len() == 1 {
+                out.push(',');
+            }
+            out.push(')');
+        }
+        Ext::Dict(entries) => {
+            out.push('{');
+            for (i, (k, v)) in dict_entries(entries).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&py_repr(k));
+                out.push_str(": ");
+                out.push_str(&py_repr(v));
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Python `repr(bytes)`: `b'...'` (double quotes when it holds `'` and no `"`), `\\`, the
+/// quote, `\t \n \r` escaped, other bytes outside printable ASCII as `\xhh`.
+fn write_bytes_repr(out: &mut String, b: &[u8]) {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
+    out.push('b');
+    out.push(char::from(quote));
+    for &byte in b {
+        match byte {
+            b'\\' => out.push_str("\\\\"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            q if q == quote => {
+                out.push('\\');
+                out.push(char::from(q));
+            }
+            0x20..=0x7e => out.push(char::from(byte)),
+            _ => {
+                let _ = write!(out, "\\x{byte:02x}");
+            }
+        }
+    }
+    out.push(char::from(quote));
+}
+
+/// The exact integer an integral finite float is, as decimal digits (`None` otherwise).
+fn integral_digits(f: f64) -> Option<String> {
+    (f.is_finite() && f.fract() == 0.0).then(|| {
+        if f == 0.0 {
+            "0".to_owned()
+        } else {
+            format!("{f:.0}")
+        }
+    })
 }
 
 #[cfg(test)]
