@@ -6,13 +6,14 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::counts::{AbstentionCounts, AgreeSplit, ClassifyCounts, ExtractCounts, FieldSums};
+use crate::counts::{AbstentionCounts, AgreeSplit, ClassifyCounts, ExtractCounts};
 use crate::curve::{CurveInput, SeverityCurve, severity_curve};
+use crate::field_sums::FieldSums;
 use crate::interval::{Interval, Level, Method, f1_interval, wilson};
 use crate::paired::{PairedTest, SampledDifference, adjust_family, paired_test};
-use crate::ppi::PpiSums;
-use crate::report::{Settings, SuiteDescriptor};
-use crate::sample::estimate_rate;
+use crate::ppi::{PpiSums, estimate_rate};
+use crate::settings::Settings;
+use crate::suite::SuiteDescriptor;
 
 /// Clean texts of a classifier report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,11 +7,12 @@ use serde_json::{Map, Value};
 use crate::Error;
 use std::ops::AddAssign;
 
-use crate::counts::{FirstVsSecond, add_stages, named, same_stages};
+use crate::counts::FirstVsSecond;
 use crate::interval::Method;
 use crate::paired::{PairedTest, SampledDifference, adjust_family, paired_test};
 use crate::ppi::{PpiSums, Tuning};
 use crate::report::{ProfileReport, Task, check_format, field, methods, same, value};
+use crate::stages::{add_stages, named, same_stages};
 
 /// The `format` of a comparison; a reader refuses any other.
 pub const COMPARISON_FORMAT: &str = "capkit-profile-comparison/1";

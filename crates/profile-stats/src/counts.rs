@@ -9,87 +9,17 @@ use std::ops::AddAssign;
 
 use indexmap::IndexMap;
 use profile_types::{
-    Abstention, CaptureProfile, ExtractiveProfile, F1Pair, FieldCounts, ProbePredictions,
-    SchemaValidity, ViolationRates,
+    Abstention, CaptureProfile, ExtractiveProfile, F1Pair, ProbePredictions, SchemaValidity,
+    ViolationRates,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
+use crate::field_sums::FieldSums;
 use crate::interval::Level;
-use crate::paired::PairedTable;
-use crate::sample::{ClassifySample, estimate_rate};
-
-/// Defines a 2×2 table of two binary outcomes with field names that say what they count.
-macro_rules! paired_counts {
-    (
-        $(#[$meta:meta])*
-        $name:ident ($first:literal, $second:literal) {
-            $both:ident, $first_only:ident, $second_only:ident, $neither:ident
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-        #[serde(deny_unknown_fields)]
-        pub struct $name {
-            #[doc = concat!("Texts where both ", $first, " and ", $second, ".")]
-            pub $both: u64,
-            #[doc = concat!("Texts where only ", $first, ".")]
-            pub $first_only: u64,
-            #[doc = concat!("Texts where only ", $second, ".")]
-            pub $second_only: u64,
-            #[doc = concat!("Texts where neither ", $first, " nor ", $second, ".")]
-            pub $neither: u64,
-        }
-
-        impl $name {
-            #[doc = concat!("Adds one text: whether ", $first, ", whether ", $second, ".")]
-            #[inline]
-            pub fn record(&mut self, first: bool, second: bool) {
-                match (first, second) {
-                    (true, true) => self.$both += 1,
-                    (true, false) => self.$first_only += 1,
-                    (false, true) => self.$second_only += 1,
-                    (false, false) => self.$neither += 1,
-                }
-            }
-
-            #[doc = concat!("Adds `n` texts with the same outcome: whether ", $first, ", whether ", $second, ".")]
-            #[inline]
-            pub fn record_n(&mut self, first: bool, second: bool, n: u64) {
-                match (first, second) {
-                    (true, true) => self.$both += n,
-                    (true, false) => self.$first_only += n,
-                    (false, true) => self.$second_only += n,
-                    (false, false) => self.$neither += n,
-                }
-            }
-
-            #[doc = concat!("The generic table: first = ", $first, ", second = ", $second, ".")]
-            pub fn table(&self) -> PairedTable {
-                PairedTable {
-                    both: self.$both,
-                    first_only: self.$first_only,
-                    second_only: self.$second_only,
-                    neither: self.$neither,
-                }
-            }
-
-            /// Number of texts counted.
-            pub fn n(&self) -> u64 {
-                self.table().n()
-            }
-        }
-
-        impl AddAssign for $name {
-            fn add_assign(&mut self, other: $name) {
-                self.$both += other.$both;
-                self.$first_only += other.$first_only;
-                self.$second_only += other.$second_only;
-                self.$neither += other.$neither;
-            }
-        }
-    };
-}
+use crate::ppi::{PpiSums, binary_sums, estimate_rate};
+use crate::sample::ClassifySample;
+use crate::stages::{add_stages, named, same_stages};
 
 paired_counts! {
     /// Per text: an outcome on the clean text and the same outcome on its corrupted version.
@@ -278,94 +208,6 @@ fn decides(a: &AbstentionCounts) -> String {
     )
 }
 
-/// The sums behind one micro F1 and its delta-method variance, over texts.
-///
-/// Per text `i`, `tpᵢ`, `fpᵢ` and `fnᵢ` are the field-level true positives, false positives and
-/// false negatives of one predicted record against its reference, and `errᵢ = fpᵢ + fnᵢ`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FieldSums {
-    /// `Σ tpᵢ`.
-    pub tp: u64,
-    /// `Σ fpᵢ`.
-    pub fp: u64,
-    /// `Σ fnᵢ`.
-    #[serde(rename = "fn")]
-    pub fn_: u64,
-    /// `Σ tpᵢ²`.
-    pub tp_sq: u64,
-    /// `Σ tpᵢ·errᵢ`.
-    pub tp_err: u64,
-    /// `Σ errᵢ²`.
-    pub err_sq: u64,
-}
-
-impl FieldSums {
-    /// Adds one text's counts.
-    #[inline]
-    pub fn record(&mut self, tp: u64, fp: u64, fn_: u64) {
-        self.record_n(tp, fp, fn_, 1);
-    }
-
-    /// Adds `n` texts with the same counts.
-    #[inline]
-    pub fn record_n(&mut self, tp: u64, fp: u64, fn_: u64, n: u64) {
-        let err = fp + fn_;
-        self.tp += n * tp;
-        self.fp += n * fp;
-        self.fn_ += n * fn_;
-        self.tp_sq += n * tp * tp;
-        self.tp_err += n * tp * err;
-        self.err_sq += n * err * err;
-    }
-
-    /// Micro F1, `2·tp / (2·tp + fp + fn)`, `1.0` when that denominator is 0 (upstream's rule,
-    /// bit for bit the profile's value).
-    pub fn f1(&self) -> f64 {
-        FieldCounts::new(self.tp, self.fp, self.fn_).f1
-    }
-
-    /// `2·tp + fp + fn`.
-    pub(crate) fn denominator(&self) -> u64 {
-        2 * self.tp + self.fp + self.fn_
-    }
-
-    /// `Σᵢ (tpᵢ·E − T·errᵢ)²` with `T = Σ tpᵢ` and `E = Σ errᵢ`: the residual sum of squares of
-    /// the ratio, up to the factor `4 / (2T + E)²`. Exact while it fits in 128 bits.
-    pub(crate) fn residual_square_sum(&self) -> f64 {
-        let (t, e) = (i128::from(self.tp), i128::from(self.fp + self.fn_));
-        let (stt, ste, see) = (
-            i128::from(self.tp_sq),
-            i128::from(self.tp_err),
-            i128::from(self.err_sq),
-        );
-        let exact = (|| {
-            let a = e.checked_mul(e)?.checked_mul(stt)?;
-            let b = e.checked_mul(t)?.checked_mul(ste)?.checked_mul(2)?;
-            let c = t.checked_mul(t)?.checked_mul(see)?;
-            a.checked_sub(b)?.checked_add(c)
-        })();
-        match exact {
-            Some(v) => v.max(0) as f64,
-            None => {
-                let (t, e) = (t as f64, e as f64);
-                (e * e * stt as f64 - 2.0 * e * t * ste as f64 + t * t * see as f64).max(0.0)
-            }
-        }
-    }
-}
-
-impl AddAssign for FieldSums {
-    fn add_assign(&mut self, o: FieldSums) {
-        self.tp += o.tp;
-        self.fp += o.fp;
-        self.fn_ += o.fn_;
-        self.tp_sq += o.tp_sq;
-        self.tp_err += o.tp_err;
-        self.err_sq += o.err_sq;
-    }
-}
-
 /// `+=` field by field, for the stage types (every field is itself additive).
 macro_rules! add_fields {
     ($($name:ident { $($field:ident),+ })+) => {
@@ -516,7 +358,7 @@ impl ClassifyCounts {
     /// power-tuned prediction-powered estimates (at the default level, which does not move a
     /// point estimate); with no sampled text, the surrogate's rate.
     pub fn profile(&self, probes: Option<ProbePredictions>) -> CaptureProfile {
-        let estimated = |sums: Option<crate::PpiSums>| {
+        let estimated = |sums: Option<PpiSums>| {
             sums.map(|s| {
                 estimate_rate(&s, Level::DEFAULT)
                     .map_or(rate(s.yhat_all as u64, s.all), |e| e.estimate)
@@ -593,6 +435,84 @@ impl ClassifyCounts {
         }
         if let Some(a) = &self.abstention {
             check_abstention(a, full, self.clean.agree)?;
+        }
+        Ok(())
+    }
+}
+
+// What a sample is checked and estimated against: its stage tables are the counts', so these
+// live here, above `sample.rs` (which knows nothing of the counts that hold it).
+impl ClassifySample {
+    /// The prediction-powered sums of an invariance's teacher violation rate (observed: the
+    /// teacher's answer changed; surrogate: the student's changed), from the sample's
+    /// student-vs-teacher table.
+    pub fn invariance_sums(&self, counts: &ClassifyCounts, name: &str) -> Option<PpiSums> {
+        let i = self.invariances.get(name)?;
+        let t = counts.invariances.get(name)?.changed.table();
+        Some(binary_sums(
+            t.second(),
+            t.first(),
+            t.both,
+            t.n(),
+            i.student_changed,
+            counts.n,
+        ))
+    }
+
+    /// Checks the sample against the counts that hold it: its design, its size, its stages and
+    /// each of its cells against the sample's stage tables.
+    fn validate(&self, counts: &ClassifyCounts) -> Result<(), Error> {
+        let at = "counts.sample";
+        let f = self.design.fraction;
+        if !(f > 0.0 && f <= 1.0) {
+            return Err(invalid(
+                &format!("{at}.design.fraction"),
+                format!("must be in (0, 1], got {f}"),
+            ));
+        }
+        if self.labelled > counts.n {
+            return Err(invalid(&format!("{at}.labelled"), "exceeds n".into()));
+        }
+        if !self.corruptions.keys().eq(counts.corruptions.keys())
+            || !self.invariances.keys().eq(counts.invariances.keys())
+        {
+            return Err(invalid(at, "its stages are not the counts' stages".into()));
+        }
+        for (name, c) in &self.corruptions {
+            let here = format!("{at}.corruptions.{name}");
+            let observed = counts.corruptions[name].agree.table().second();
+            if c.labelled.n() != self.labelled {
+                return Err(invalid(
+                    &format!("{here}.labelled"),
+                    format!(
+                        "its cells count {} texts, the sample has {}",
+                        c.labelled.n(),
+                        self.labelled
+                    ),
+                ));
+            }
+            if c.labelled.table().first() != observed {
+                return Err(invalid(
+                    &format!("{here}.labelled"),
+                    "both + observed_only must equal the corrupted agreement of the sample".into(),
+                ));
+            }
+            let sampled_surrogate = c.labelled.table().second();
+            if c.surrogate > counts.n || c.surrogate < sampled_surrogate {
+                return Err(invalid(
+                    &format!("{here}.surrogate"),
+                    "must count between the sample's surrogates and n texts".into(),
+                ));
+            }
+        }
+        for (name, i) in &self.invariances {
+            let sampled = counts.invariances[name].changed.table().first();
+            if i.student_changed > counts.n || i.student_changed < sampled {
+                return Err(invalid(
+                    &format!("{at}.invariances.{name}.student_changed"),
+                    "must count between the sample's student changes and n texts".into(),
+                ));
+            }
         }
         Ok(())
     }
@@ -719,46 +639,6 @@ pub(crate) fn rate(k: u64, n: u64) -> f64 {
     if n == 0 { 0.0 } else { k as f64 / n as f64 }
 }
 
-/// Zeroed counts for stages named in suite order.
-pub(crate) fn named<'a, V: Default>(
-    names: impl IntoIterator<Item = &'a str>,
-) -> IndexMap<String, V> {
-    names
-        .into_iter()
-        .map(|name| (name.to_owned(), V::default()))
-        .collect()
-}
-
-/// Adds `theirs` into `mine`, stage by stage (the names were checked with [`same_stages`]).
-pub(crate) fn add_stages<V: AddAssign + Copy>(
-    mine: &mut IndexMap<String, V>,
-    theirs: &IndexMap<String, V>,
-) {
-    for (a, b) in mine.values_mut().zip(theirs.values()) {
-        *a += *b;
-    }
-}
-
-/// Refuses two stage maps with other names (or another order).
-pub(crate) fn same_stages<V>(
-    section: &str,
-    a: &IndexMap<String, V>,
-    b: &IndexMap<String, V>,
-) -> Result<(), Error> {
-    if a.keys().eq(b.keys()) {
-        return Ok(());
-    }
-    let names = |m: &IndexMap<String, V>| {
-        let v: Vec<&str> = m.keys().map(String::as_str).collect();
-        format!("[{}]", v.join(", "))
-    };
-    Err(Error::Mismatch {
-        what: section.into(),
-        left: names(a),
-        right: names(b),
-    })
-}
-
 /// Adds abstention counts. Counts over no texts merge with any: nothing was decided, so
 /// they cannot tell a decision API from none (a command-line model shows its decision API in
 /// its answers, and an empty shard has none).
@@ -780,6 +660,13 @@ fn merge_abstention(
             left: a.map_or("neither side decides".into(), |a| decides(a)),
             right: b.as_ref().map_or("neither side decides".into(), decides),
         }),
+    }
+}
+
+fn invalid(at: &str, message: String) -> Error {
+    Error::Invalid {
+        at: at.to_owned(),
+        message,
     }
 }
 

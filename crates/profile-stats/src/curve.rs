@@ -123,7 +123,7 @@ pub fn severity_curve(
     let estimated = std::iter::once(&clean)
         .chain(corruptions)
         .any(|i| i.estimate.is_some())
-        .then(|| crate::sample::PPI_METHOD.to_owned());
+        .then(|| crate::interval::PPI_METHOD.to_owned());
     SeverityCurve {
         metric: metric.to_owned(),
         points,

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::counts::FieldSums;
+use crate::field_sums::FieldSums;
 use crate::normal::normal_quantile;
 
 /// A two-sided confidence level, strictly between 0 and 1 (`0.95` by default).
@@ -85,6 +85,19 @@ pub enum Method {
     WilsonBoundedMean,
 }
 
+/// The name of [`Method::PpiPowerTuned`], which every estimated figure of a sampled report names.
+pub const PPI_METHOD: &str = "ppi_power_tuned";
+
+/// What [`PPI_METHOD`] means, for the report's glossary.
+pub const PPI_DESCRIPTION: &str = "prediction-powered inference, power-tuned (PPI++: Angelopoulos, \
+     Duchi, Zrnic 2023; ppi_py.ppi_mean_ci's estimate and normal interval): the teacher answered \
+     the transformed texts of a seeded uniform sample; the figure is lambda * mean(surrogate over \
+     every text) + mean(observed - lambda * surrogate over the sample), lambda chosen from the \
+     data in [0, 1], limits clipped to the figure's range; when every sampled outcome is the \
+     same (no event, or only events) the interval is widened to include Wilson's score interval \
+     of the sample, as the normal one would have zero width; a difference with a fully observed \
+     rate is that rate minus the estimate; no sampled text gives estimate null";
+
 impl Method {
     /// Every method a full profile's report names, for its glossary.
     pub const ALL: [Method; 3] = [
@@ -99,7 +112,7 @@ impl Method {
             Method::Wilson => "wilson",
             Method::DeltaMethodRatio => "delta_method_ratio",
             Method::NewcombeHybridScore => "newcombe_hybrid_score",
-            Method::PpiPowerTuned => crate::sample::PPI_METHOD,
+            Method::PpiPowerTuned => PPI_METHOD,
             Method::TangoScore => "tango_score",
             Method::WilsonEffectiveF1 => "wilson_effective_f1",
             Method::WilsonBoundedMean => "wilson_bounded_mean",
@@ -124,7 +137,7 @@ impl Method {
                  marginals combined with the continuity-corrected phi); n = 0 gives estimate \
                  null and the interval [-1, 1]"
             }
-            Method::PpiPowerTuned => crate::sample::PPI_DESCRIPTION,
+            Method::PpiPowerTuned => PPI_DESCRIPTION,
             Method::TangoScore => {
                 "Tango's score interval for the difference of two paired proportions (Tango \
                  1998, Stat Med 17:891-908; recommended by Fagerland, Lydersen & Laake 2014, \

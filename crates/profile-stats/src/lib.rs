@@ -72,13 +72,16 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[macro_use]
+mod table;
+
 pub mod analysis;
 mod binomial;
 mod compare;
-#[macro_use]
 mod counts;
 mod curve;
 mod error;
+mod field_sums;
 mod gate;
 mod interval;
 mod normal;
@@ -86,6 +89,9 @@ mod paired;
 mod ppi;
 mod report;
 mod sample;
+mod settings;
+mod stages;
+mod suite;
 
 pub use compare::{
     COMPARISON_FORMAT, Comparison, Pair, PairAgreement, PairChanges, PairCounts, PairTests,
@@ -93,27 +99,27 @@ pub use compare::{
 };
 pub use counts::{
     AbstentionCounts, AgreeSplit, ClassifyCounts, CleanCounts, CleanVsCorrupted, CorruptionCounts,
-    ExtractCleanCounts, ExtractCorruptionCounts, ExtractCounts, ExtractInvarianceCounts, FieldSums,
+    ExtractCleanCounts, ExtractCorruptionCounts, ExtractCounts, ExtractInvarianceCounts,
     FirstVsSecond, InvarianceCounts, StudentVsTeacher,
 };
 pub use curve::{BreakEven, CurveInput, CurvePoint, SeverityCurve, severity_curve};
 pub use error::Error;
+pub use field_sums::FieldSums;
 pub use gate::{GATE_GRAMMAR, Gate, GateOutcome, Op, derived_alias, numeric_paths, readable};
 pub use interval::{
-    Interval, Level, Method, bounded_mean_interval, f1_delta_interval, f1_interval, wilson,
+    Interval, Level, Method, PPI_DESCRIPTION, PPI_METHOD, bounded_mean_interval, f1_delta_interval,
+    f1_interval, wilson,
 };
 pub use normal::{normal_quantile, normal_two_sided_tail};
 pub use paired::{
-    AdjustMethod, Adjustment, PairedTable, PairedTest, SampledDifference, TestMethod,
-    adjust_family, holm, mcnemar_exact, mcnemar_score, newcombe_difference, paired_test,
-    tango_difference,
+    AdjustMethod, Adjustment, PairedTest, SampledDifference, TestMethod, adjust_family, holm,
+    mcnemar_exact, mcnemar_score, newcombe_difference, paired_test, tango_difference,
 };
-pub use ppi::{PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning};
-pub use report::{
-    CorruptionInfo, Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Settings,
-    SuiteDescriptor, Task,
-};
+pub use ppi::{PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning, estimate_rate};
+pub use report::{Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Task};
 pub use sample::{
-    ClassifySample, ObservedVsSurrogate, PPI_DESCRIPTION, PPI_METHOD, SampleDesign,
-    SampledCorruption, SampledInvariance, estimate_rate,
+    ClassifySample, ObservedVsSurrogate, SampleDesign, SampledCorruption, SampledInvariance,
 };
+pub use settings::Settings;
+pub use suite::{CorruptionInfo, SuiteDescriptor};
+pub use table::PairedTable;

@@ -9,38 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::binomial::lower_tail_half;
 use crate::interval::{Interval, Level, Method, wilson_limits};
 use crate::normal::normal_two_sided_tail;
-use crate::ppi::{PpiSums, Tuning};
-
-/// A 2×2 table of two binary outcomes observed on the same texts (the generic form of every
-/// paired table of the counts).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PairedTable {
-    /// Both outcomes true.
-    pub both: u64,
-    /// Only the first outcome true.
-    pub first_only: u64,
-    /// Only the second outcome true.
-    pub second_only: u64,
-    /// Neither outcome true.
-    pub neither: u64,
-}
-
-impl PairedTable {
-    /// Number of texts.
-    pub fn n(&self) -> u64 {
-        self.both + self.first_only + self.second_only + self.neither
-    }
-
-    /// Texts where the first outcome is true.
-    pub fn first(&self) -> u64 {
-        self.both + self.first_only
-    }
-
-    /// Texts where the second outcome is true.
-    pub fn second(&self) -> u64 {
-        self.both + self.second_only
-    }
-}
+use crate::ppi::{PpiSums, Tuning, estimate_rate};
+use crate::table::PairedTable;
 
 /// The name of a test, in the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -392,7 +362,7 @@ impl SampledDifference {
     /// `[−1, 1]` when the sample is empty).
     pub fn interval(&self, level: Level) -> Interval {
         let e = match self.minus_from {
-            Some(_) => crate::sample::estimate_rate(&self.sums, level),
+            Some(_) => estimate_rate(&self.sums, level),
             None => self.sums.estimate(Tuning::Power, level),
         };
         let (estimate, lower, upper) = match (self.minus_from, e) {

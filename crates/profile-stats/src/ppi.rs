@@ -40,7 +40,7 @@
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
-use crate::interval::Level;
+use crate::interval::{Level, wilson};
 
 /// Why a profile whose figures are ratios (an extractor's micro F1 under corruption and
 /// rewriting) refuses a sampled teacher: the estimators here are for means, and a ratio's
@@ -235,6 +235,53 @@ pub struct PpiEstimate {
     pub all: u64,
 }
 
+/// The power-tuned estimate of a rate, limits clipped to `[0, 1]`.
+///
+/// When every sampled text has the same outcome (no event at all, or nothing but events),
+/// the sample covaries with nothing, so the tuning picks λ = 0 and the estimate is the plain
+/// sample rate, 0 or 1, whose normal interval has zero width however small the sample: it
+/// would claim the full profile has no event from, say, 143 texts without one. The interval
+/// is then widened to include Wilson's score interval of the sample (never of zero width);
+/// everywhere else it is the PPI++ interval as is.
+pub fn estimate_rate(sums: &PpiSums, level: Level) -> Option<PpiEstimate> {
+    sums.estimate(Tuning::Power, level).map(|mut e| {
+        let binary = sums.y_y == sums.y;
+        let constant = sums.y == 0 || sums.y == sums.labelled as i64;
+        if binary && constant {
+            let w = wilson(sums.y.unsigned_abs(), sums.labelled, level);
+            e.lower = e.lower.min(w.lower);
+            e.upper = e.upper.max(w.upper);
+        }
+        e.lower = e.lower.clamp(0.0, 1.0);
+        e.upper = e.upper.clamp(0.0, 1.0);
+        e
+    })
+}
+
+/// The sums of a mean of 0/1 outcomes: `y` observed events, `yhat` surrogate events and `both`
+/// over the `labelled` sample; `yhat_all` surrogate events over `all` texts.
+pub(crate) fn binary_sums(
+    y: u64,
+    yhat: u64,
+    both: u64,
+    labelled: u64,
+    yhat_all: u64,
+    all: u64,
+) -> PpiSums {
+    let i = |v: u64| v as i64;
+    PpiSums {
+        labelled,
+        y: i(y),
+        yhat: i(yhat),
+        y_y: i(y),
+        y_yhat: i(both),
+        yhat_yhat: i(yhat),
+        all,
+        yhat_all: i(yhat_all),
+        yhat_yhat_all: i(yhat_all),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,5 +342,31 @@ mod tests {
         );
         // A constant surrogate carries nothing: λ̂ = 0.
         assert_eq!(sums(&[(1, 1), (0, 1)], &[1]).tuned_lambda(), 0.0);
+    }
+
+    #[test]
+    fn a_sample_without_an_event_gets_wilsons_interval_not_a_zero_width_one() {
+        let level = Level::new(0.95).unwrap();
+        // 143 sampled texts without a teacher or student change; 6 student changes in 3,027.
+        let none = binary_sums(0, 0, 0, 143, 6, 3027);
+        let normal = none.estimate(Tuning::Power, level).unwrap();
+        assert_eq!((normal.lower, normal.upper), (0.0, 0.0));
+        let e = estimate_rate(&none, level).unwrap();
+        assert_eq!((e.estimate, e.lower), (0.0, 0.0));
+        assert_eq!(e.upper, wilson(0, 143, level).upper);
+        assert!(e.upper > 0.02, "{e:?}");
+        // Nothing but events: the mirror image.
+        let all = binary_sums(143, 143, 143, 143, 3000, 3027);
+        let e = estimate_rate(&all, level).unwrap();
+        assert_eq!((e.estimate, e.upper), (1.0, 1.0));
+        assert_eq!(e.lower, wilson(143, 143, level).lower);
+        // A sample with events keeps its PPI++ interval.
+        let some = binary_sums(10, 9, 8, 143, 200, 3027);
+        let ppi = some.estimate(Tuning::Power, level).unwrap();
+        let e = estimate_rate(&some, level).unwrap();
+        assert_eq!(
+            (e.lower, e.upper),
+            (ppi.lower.clamp(0.0, 1.0), ppi.upper.clamp(0.0, 1.0))
+        );
     }
 }

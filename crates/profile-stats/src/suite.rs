@@ -1,0 +1,98 @@
+//! What a report knows of its suite: the stages in order, each corruption's family and
+//! severity, the probes, and a fingerprint of the suite file. A leaf: the figures
+//! (`analysis`) and the report both read it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A corruption of the suite, with its place on a severity curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorruptionInfo {
+    /// The corruption's name.
+    pub name: String,
+    /// Its family (e.g. `keyboard_typo`); corruptions of one family form a curve.
+    pub family: Option<String>,
+    /// Its severity (a typo rate, or a declared `severity`); `None` keeps it off the curves.
+    pub severity: Option<f64>,
+}
+
+/// What a report needs to know of its suite: stage names in order, severities, and (from the
+/// command line) a fingerprint of the suite file, so reports of different suites never merge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteDescriptor {
+    /// A fingerprint of the suite's definition (`blake3:…` of its canonical JSON), when known.
+    pub fingerprint: Option<String>,
+    /// The corruptions, in suite order.
+    pub corruptions: Vec<CorruptionInfo>,
+    /// The invariance names, in suite order.
+    pub invariances: Vec<String>,
+    /// Number of probes.
+    pub probes: usize,
+    /// Each stage's transform and its parameters (`{"transform": NAME, ...}`, canonical), by
+    /// stage name, when known: the command line records them from the suite file. Absent from
+    /// reports of suites built in code (and from reports written before it existed, which
+    /// still read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transforms: Option<indexmap::IndexMap<String, Value>>,
+    /// The probe texts, in order, when known (the command line records them from the suite
+    /// file, so that a page shows each probe's text beside its predictions, not its number).
+    /// Absent from reports of suites built in code and from older reports, which still read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_texts: Option<Vec<String>>,
+}
+
+impl SuiteDescriptor {
+    /// A descriptor without fingerprint: corruptions as (name, optional (family, severity)),
+    /// invariance names, and the number of probes.
+    pub fn new<'a>(
+        corruptions: impl IntoIterator<Item = (&'a str, Option<(&'a str, f64)>)>,
+        invariances: impl IntoIterator<Item = &'a str>,
+        probes: usize,
+    ) -> SuiteDescriptor {
+        SuiteDescriptor {
+            fingerprint: None,
+            corruptions: corruptions
+                .into_iter()
+                .map(|(name, severity)| CorruptionInfo {
+                    name: name.to_owned(),
+                    family: severity.map(|s| s.0.to_owned()),
+                    severity: severity.map(|s| s.1),
+                })
+                .collect(),
+            invariances: invariances.into_iter().map(str::to_owned).collect(),
+            probes,
+            transforms: None,
+            probe_texts: None,
+        }
+    }
+
+    /// The family and severity of a corruption (both `None` when it has no severity).
+    pub fn severity(&self, corruption: &str) -> (Option<String>, Option<f64>) {
+        self.corruptions
+            .iter()
+            .find(|c| c.name == corruption)
+            .map_or((None, None), |c| (c.family.clone(), c.severity))
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        let corruptions: Vec<String> = self
+            .corruptions
+            .iter()
+            .map(|c| match (&c.family, c.severity) {
+                (Some(f), Some(s)) => format!("{} ({f} {s})", c.name),
+                _ => c.name.clone(),
+            })
+            .collect();
+        format!(
+            "{}corruptions [{}], invariances [{}], {} probes",
+            self.fingerprint
+                .as_ref()
+                .map_or(String::new(), |f| format!("{f}: ")),
+            corruptions.join(", "),
+            self.invariances.join(", "),
+            self.probes
+        )
+    }
+}
