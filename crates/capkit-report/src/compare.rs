@@ -5,13 +5,14 @@ use maud::{Markup, html};
 use profile_stats::{Comparison, Interval, PairTests, PairedTest, ProfileReport, Task};
 
 use crate::document::ComparisonDocument;
+use crate::figures::Figures;
 use crate::format::{
     invariance_verdict, p_value, percent, points_with_interval, rate_with_interval,
 };
-use crate::page::{Ids, Source, run_rows, scroll, source_rows};
+use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
 use crate::profile::{
-    CurveSeries, Figures, comparison_abstention, curve_figure, heat_cell, interval_row, methods,
-    metric, point_intervals, probes_section, settings_rows, suite_rows,
+    CurveSeries, comparison_abstention, curve_figure, heat_cell, interval_row, methods, metric,
+    point_intervals, probes_section, settings_rows, suite_rows,
 };
 use crate::svg::{IntervalChart, IntervalGroup, legend};
 

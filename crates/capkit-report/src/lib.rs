@@ -45,8 +45,10 @@
 mod compare;
 mod document;
 mod error;
+mod figures;
 pub mod format;
 mod page;
+mod parts;
 mod profile;
 mod style;
 pub mod svg;
@@ -55,7 +57,8 @@ mod verdict;
 
 pub use document::{ComparisonDocument, Document, FileInfo, ProfileDocument, RunInfo, TextsInfo};
 pub use error::Error;
-pub use page::{Input, Meta, Source, render};
+pub use page::{Input, Meta, render};
+pub use parts::Source;
 // Documents are JSON: a crate that depends on `capkit-report` alone can build them.
 pub use serde_json;
 

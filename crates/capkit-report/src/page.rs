@@ -1,21 +1,11 @@
 //! The page: one HTML document with its style sheet inline, a header saying what was rendered
 //! when and by which capkit, and one article per input document.
 
-use std::cell::Cell;
+use maud::{DOCTYPE, PreEscaped, html};
 
-use maud::{DOCTYPE, Markup, PreEscaped, html};
-
-use crate::document::{Document, RunInfo};
+use crate::document::Document;
+use crate::parts::{Ids, Source};
 use crate::{compare, profile, style, typo};
-
-/// Where a document came from, shown in the page's header.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    /// Its name (the input file's path as given).
-    pub name: String,
-    /// blake3 of its bytes, when known.
-    pub blake3: Option<String>,
-}
 
 /// A document to render, with its source.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,33 +39,6 @@ impl Meta {
 /// even a string that escaped escaping could neither run a script nor reach the network.
 const CSP: &str =
     "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
-
-/// Element ids of one article's charts: `d2-c1`, `d2-c2`, … (ASCII, never user text).
-pub(crate) struct Ids {
-    prefix: String,
-    next: Cell<usize>,
-}
-
-impl Ids {
-    pub(crate) fn new(article: usize) -> Ids {
-        Ids {
-            prefix: format!("d{article}"),
-            next: Cell::new(1),
-        }
-    }
-
-    /// A fresh id.
-    pub(crate) fn next(&self) -> String {
-        let k = self.next.get();
-        self.next.set(k + 1);
-        format!("{}-c{k}", self.prefix)
-    }
-
-    /// The article's own anchor.
-    pub(crate) fn anchor(&self) -> &str {
-        &self.prefix
-    }
-}
 
 /// The whole page for `inputs`, in order.
 pub fn render(inputs: &[Input], meta: &Meta) -> String {
@@ -138,69 +101,4 @@ pub fn render(inputs: &[Input], meta: &Meta) -> String {
         }
     }
     .into_string()
-}
-
-/// The "what was run" list shared by the profile and comparison articles: one `dt`/`dd` pair
-/// per known fact, nothing for what the input does not record.
-pub(crate) fn source_rows(source: &Source) -> Markup {
-    html! {
-        dt { "Input file" }
-        dd { span.spec { (source.name) } @if let Some(b) = &source.blake3 { br; span.spec { "blake3:" (b) } } }
-    }
-}
-
-/// Facts from the run blocks, each shown once however many runs record it.
-pub(crate) fn run_rows(runs: &[RunInfo]) -> Markup {
-    let distinct = |f: &dyn Fn(&RunInfo) -> Option<String>| {
-        let mut seen: Vec<String> = Vec::new();
-        for v in runs.iter().filter_map(f) {
-            if !seen.contains(&v) {
-                seen.push(v);
-            }
-        }
-        seen
-    };
-    let suite_files = distinct(&|r| {
-        r.suite.as_ref().map(|s| {
-            let file = s
-                .file
-                .clone()
-                .unwrap_or_else(|| "built-in default suite".to_owned());
-            match &s.blake3 {
-                Some(b) => format!("{file} (blake3:{b})"),
-                None => file,
-            }
-        })
-    });
-    let texts = distinct(&|r| {
-        r.texts.as_ref().map(|t| {
-            let count = t.count.map_or(String::new(), |c| format!("{c} texts, "));
-            format!("{count}blake3:{}", t.blake3.as_deref().unwrap_or("unknown"))
-        })
-    });
-    let versions = distinct(&|r| r.capkit_version.clone());
-    let fields = distinct(&|r| r.fields.as_ref().map(|f| f.join(", ")));
-    html! {
-        @if !suite_files.is_empty() {
-            dt { "Suite file" }
-            dd { @for s in &suite_files { span.spec { (s) } br; } }
-        }
-        @if !texts.is_empty() {
-            dt { "Texts (fingerprint)" }
-            dd { @for t in &texts { span.spec { (t) } br; } }
-        }
-        @if !fields.is_empty() {
-            dt { "Expected fields" }
-            dd { @for f in &fields { span.spec { (f) } br; } }
-        }
-        @if !versions.is_empty() {
-            dt { "Run by capkit" }
-            dd { (versions.join(", ")) }
-        }
-    }
-}
-
-/// A table inside a box that scrolls sideways on narrow screens.
-pub(crate) fn scroll(table: Markup) -> Markup {
-    html! { div.scroll { (table) } }
 }

@@ -10,81 +10,14 @@ use profile_types::value::py_str;
 use profile_types::{FieldBreakdown, Label};
 
 use crate::document::ProfileDocument;
+use crate::figures::{Figures, InvarianceRow};
 use crate::format::{
     Direction, corruption_verdict, invariance_verdict, number, p_value, percent,
     points_with_interval, rate_with_interval,
 };
-use crate::page::{Ids, Source, run_rows, scroll, source_rows};
+use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
 use crate::style::heat;
 use crate::svg::{Curve, CurvePoint, IntervalChart, IntervalGroup, IntervalRow, LineChart, legend};
-
-/// The figures of a report, by task.
-pub(crate) enum Figures {
-    Classify(ClassifyAnalysis),
-    Extract(ExtractAnalysis),
-}
-
-impl Figures {
-    /// The figures `profile-stats` derives from the report's counts.
-    pub(crate) fn of(report: &ProfileReport) -> Figures {
-        match &report.counts {
-            Counts::Classify(c) => {
-                Figures::Classify(analysis::classify(c, &report.suite, &report.settings))
-            }
-            Counts::Extract(c) => {
-                Figures::Extract(analysis::extract(c, &report.suite, &report.settings))
-            }
-        }
-    }
-
-    pub(crate) fn curves(&self) -> &indexmap::IndexMap<String, SeverityCurve> {
-        match self {
-            Figures::Classify(a) => &a.curves,
-            Figures::Extract(a) => &a.curves,
-        }
-    }
-
-    pub(crate) fn abstention(&self) -> Option<&AbstentionAnalysis> {
-        match self {
-            Figures::Classify(a) => a.abstention.as_ref(),
-            Figures::Extract(a) => a.abstention.as_ref(),
-        }
-    }
-
-    /// Every invariance's violation rates and paired test, in suite order.
-    pub(crate) fn invariances(&self) -> Vec<InvarianceRow<'_>> {
-        match self {
-            Figures::Classify(a) => a
-                .invariances
-                .iter()
-                .map(|(name, i)| InvarianceRow {
-                    name,
-                    student: &i.student_violation,
-                    teacher: &i.teacher_violation,
-                    test: &i.student_vs_teacher,
-                })
-                .collect(),
-            Figures::Extract(a) => a
-                .invariances
-                .iter()
-                .map(|(name, i)| InvarianceRow {
-                    name,
-                    student: &i.student_violation,
-                    teacher: &i.teacher_violation,
-                    test: &i.student_vs_teacher,
-                })
-                .collect(),
-        }
-    }
-
-    /// The headline rate on clean texts: agreement, or the student's micro F1.
-    pub(crate) fn clean(&self) -> &Interval {
-        match self {
-            Figures::Classify(a) => &a.clean.agreement,
-            Figures::Extract(a) => &a.clean.f1,
-        }
-    }
-}
 
 /// What a report's curves measure, in words.
 pub(crate) fn metric(report: &ProfileReport) -> &'static str {
@@ -591,14 +524,6 @@ fn extract_corruptions(a: &ExtractAnalysis, level: f64) -> Markup {
             }
         }
     }
-}
-
-/// One invariance's student and teacher violation rates, for the chart and the table.
-pub(crate) struct InvarianceRow<'a> {
-    pub name: &'a str,
-    pub student: &'a Interval,
-    pub teacher: &'a Interval,
-    pub test: &'a profile_stats::PairedTest,
 }
 
 fn extract_f1_under_invariances(a: &ExtractAnalysis) -> Markup {

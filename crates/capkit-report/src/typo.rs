@@ -7,7 +7,7 @@ use profile_types::{NeedsGroup, TypoScoreReport};
 use profile_stats::{Level, bounded_mean_interval};
 
 use crate::format::score;
-use crate::page::{Ids, Source, scroll, source_rows};
+use crate::parts::{Ids, Source, scroll, source_rows};
 use crate::svg::{BarChart, BarRow};
 
 /// The article for one typo score report.

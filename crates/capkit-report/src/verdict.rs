@@ -10,8 +10,8 @@
 use maud::{Markup, html};
 use profile_stats::{Comparison, Interval, PairTests, PairedTest, ProfileReport, Task};
 
+use crate::figures::Figures;
 use crate::format::{Direction, invariance_verdict, percent, points_with_interval, test_p};
-use crate::profile::Figures;
 
 /// One stage's headline rate: agreement with the teacher (classifiers) or the student's micro
 /// F1 against the gold (extractors); `clean` first, then the corruptions in suite order.
@@ -251,7 +251,7 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
                     }
                 }
             }
-            (crate::page::scroll(html! {
+            (crate::parts::scroll(html! {
                 table.ranking {
                     caption { "Students ranked at every stage (agreement or F1: higher first; invariances: fewest violations first), and the leader against the runner-up" }
                     thead { tr {

@@ -1,0 +1,82 @@
+//! The figures `profile-stats` derives from a report's counts, by task, with the accessors the
+//! articles and the verdict read them through. A leaf of the page: the profile and comparison
+//! articles and the verdict all import it, and it imports none of them.
+
+use profile_stats::analysis::{self, AbstentionAnalysis, ClassifyAnalysis, ExtractAnalysis};
+use profile_stats::{Counts, Interval, PairedTest, ProfileReport, SeverityCurve};
+
+/// The figures of a report, by task.
+pub(crate) enum Figures {
+    Classify(ClassifyAnalysis),
+    Extract(ExtractAnalysis),
+}
+
+impl Figures {
+    /// The figures `profile-stats` derives from the report's counts.
+    pub(crate) fn of(report: &ProfileReport) -> Figures {
+        match &report.counts {
+            Counts::Classify(c) => {
+                Figures::Classify(analysis::classify(c, &report.suite, &report.settings))
+            }
+            Counts::Extract(c) => {
+                Figures::Extract(analysis::extract(c, &report.suite, &report.settings))
+            }
+        }
+    }
+
+    pub(crate) fn curves(&self) -> &indexmap::IndexMap<String, SeverityCurve> {
+        match self {
+            Figures::Classify(a) => &a.curves,
+            Figures::Extract(a) => &a.curves,
+        }
+    }
+
+    pub(crate) fn abstention(&self) -> Option<&AbstentionAnalysis> {
+        match self {
+            Figures::Classify(a) => a.abstention.as_ref(),
+            Figures::Extract(a) => a.abstention.as_ref(),
+        }
+    }
+
+    /// Every invariance's violation rates and paired test, in suite order.
+    pub(crate) fn invariances(&self) -> Vec<InvarianceRow<'_>> {
+        match self {
+            Figures::Classify(a) => a
+                .invariances
+                .iter()
+                .map(|(name, i)| InvarianceRow {
+                    name,
+                    student: &i.student_violation,
+                    teacher: &i.teacher_violation,
+                    test: &i.student_vs_teacher,
+                })
+                .collect(),
+            Figures::Extract(a) => a
+                .invariances
+                .iter()
+                .map(|(name, i)| InvarianceRow {
+                    name,
+                    student: &i.student_violation,
+                    teacher: &i.teacher_violation,
+                    test: &i.student_vs_teacher,
+                })
+                .collect(),
+        }
+    }
+
+    /// The headline rate on clean texts: agreement, or the student's micro F1.
+    pub(crate) fn clean(&self) -> &Interval {
+        match self {
+            Figures::Classify(a) => &a.clean.agreement,
+            Figures::Extract(a) => &a.clean.f1,
+        }
+    }
+}
+
+/// One invariance's student and teacher violation rates, for the chart and the table.
+pub(crate) struct InvarianceRow<'a> {
+    pub name: &'a str,
+    pub student: &'a Interval,
+    pub teacher: &'a Interval,
+    pub test: &'a PairedTest,
+}
