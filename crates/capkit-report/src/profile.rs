@@ -6,6 +6,7 @@ use profile_stats::analysis::{self, AbstentionAnalysis, ClassifyAnalysis, Extrac
 use profile_stats::{
     Counts, FieldSums, Interval, Method, ProfileReport, SeverityCurve, f1_interval, wilson,
 };
+use profile_types::py_value::key_label;
 use profile_types::value::py_str;
 use profile_types::{FieldBreakdown, Label};
 
@@ -694,7 +695,8 @@ fn heat_map_section(a: &ExtractAnalysis, fields: Option<&FieldBreakdown>) -> Mar
                 .flatten();
             let referenced = counts.clone().any(|c| c.tp + c.fn_ > 0);
             if !referenced {
-                made_up.push(name.clone());
+                // Named as the report's JSON names them (`[1]` for a key that is not a `str`).
+                made_up.push(key_label(name).into_owned());
                 continue;
             }
             let cells = std::iter::once(b.clean.get(name).map(|c| c.f1))
@@ -711,7 +713,7 @@ fn heat_map_section(a: &ExtractAnalysis, fields: Option<&FieldBreakdown>) -> Mar
                         .map(|c| c.f1)
                 }))
                 .collect();
-            rows.push((name.clone(), cells));
+            rows.push((key_label(name).into_owned(), cells));
         }
     }
     html! {

@@ -69,11 +69,19 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
     Value::deserialize(d).map(Some)
 }
 
-/// Refuses a non-object where a record is expected.
+/// Refuses a non-object where a record is expected, and an output holding a key capkit
+/// reserves for the Python values it carries inside JSON (a NUL, then `capkit:`; see
+/// `profile_types::py_value`): read as such, the answer would stand for a value the model never
+/// gave (`{"\u0000capkit:py": ["int", "5"]}` would be the int 5).
 pub fn check_output(kind: AnswerKind, output: &Value) -> Result<(), ProtocolError> {
     if kind == AnswerKind::Record && !output.is_object() {
         return Err(ProtocolError::NotARecord {
             got: output.to_string(),
+        });
+    }
+    if let Some(key) = profile_types::py_value::reserved_key_in(output) {
+        return Err(ProtocolError::ReservedKey {
+            key: key.to_owned(),
         });
     }
     Ok(())
@@ -192,6 +200,14 @@ pub enum ProtocolError {
         /// The value received.
         got: String,
     },
+    /// An output holds a key capkit reserves for Python values.
+    #[error(
+        "the answer holds the key {key:?}, which capkit reserves for the Python values it carries in JSON (a NUL, then \"capkit:\"); rename it"
+    )]
+    ReservedKey {
+        /// The key.
+        key: String,
+    },
     /// An answer line's output is refused.
     #[error("{error}")]
     InAnswer {
@@ -277,6 +293,28 @@ mod tests {
         assert!(
             err(b"[", AnswerKind::Label).is_some_and(|e| e.starts_with("not a JSON answer object"))
         );
+        // A valid encoding of a Python value (here the int 5), in a record or a label.
+        let reserved = "the answer holds the key \"\\0capkit:py\", which capkit reserves for the \
+                        Python values it carries in JSON (a NUL, then \"capkit:\"); rename it";
+        for (line, kind) in [
+            (
+                &br#"{"id": 1, "record": {"n": {"\u0000capkit:py": ["int", "5"]}}}"#[..],
+                AnswerKind::Record,
+            ),
+            (
+                br#"{"id": 1, "label": [{"\u0000capkit:py": ["float", "nan"]}]}"#,
+                AnswerKind::Label,
+            ),
+        ] {
+            assert_eq!(err(line, kind).as_deref(), Some(reserved));
+        }
+        assert!(
+            err(
+                br#"{"id": 1, "record": {"\u0000capkit:key:1": "x"}}"#,
+                AnswerKind::Record
+            )
+            .is_some_and(|e| e.contains("\\0capkit:key:1"))
+        );
     }
 
     #[test]
@@ -309,6 +347,15 @@ mod tests {
         assert_eq!(
             err(r#"{"records": [{}], "decisions": 1}"#, 1).as_deref(),
             Some("\"decisions\" must be a list of 1 items")
+        );
+        let crafted = parse_batch_answer(
+            r#"{"records": [{}, {"b": {"\u0000capkit:py": ["bytes", "00"]}}]}"#,
+            AnswerKind::Record,
+            2,
+        );
+        assert!(
+            matches!(&crafted, Err(ProtocolError::InBatch { index: 1, error }) if matches!(**error, ProtocolError::ReservedKey { .. })),
+            "{crafted:?}"
         );
     }
 }

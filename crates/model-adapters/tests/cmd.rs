@@ -72,6 +72,17 @@ fn cmd_extractors_answer_records() {
         err.ends_with("output line 1 (text id 0): a record must be a JSON object, got \"neg\""),
         "{err}"
     );
+    // A record holding capkit's own encoding of a Python value (the int 5) is refused, naming
+    // the model, the output line and the text, rather than read as the int 5.
+    let crafted = open("crafted", &settings);
+    let err = crafted.predict_batch(&["ab"]).unwrap_err().to_string();
+    let spec = fixture_model("crafted", None);
+    assert!(
+        err.contains(&format!(
+            "`{spec}`: output line 1 (text id 0): the answer holds the key \"\\0capkit:py\""
+        )),
+        "{err}"
+    );
 }
 
 #[test]

@@ -89,12 +89,16 @@ impl FieldCounts {
     }
 }
 
-/// Per-field counts of both sides for one stage, fields in name order.
+/// Per-field counts of both sides for one stage, fields in name order. A field that is not a
+/// Python `str` is keyed by its stored form in Rust and by its label in JSON
+/// ([`key_label`](crate::py_value::key_label): `[1]` for the key `1`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FieldReport {
     /// The student's counts per field.
+    #[serde(with = "crate::py_value::labelled_keys")]
     pub student: std::collections::BTreeMap<String, FieldCounts>,
     /// The teacher's counts per field.
+    #[serde(with = "crate::py_value::labelled_keys")]
     pub teacher: std::collections::BTreeMap<String, FieldCounts>,
 }
 
@@ -103,10 +107,47 @@ pub struct FieldReport {
 /// clean extraction for invariances). Not part of the upstream-shaped profile.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FieldBreakdown {
-    /// Student against the gold on clean texts, per field.
+    /// Student against the gold on clean texts, per field (keys as in [`FieldReport`]).
+    #[serde(with = "crate::py_value::labelled_keys")]
     pub clean: std::collections::BTreeMap<String, FieldCounts>,
     /// Per corruption, in suite order.
     pub corruptions: IndexMap<String, FieldReport>,
     /// Per invariance, in suite order.
     pub invariances: IndexMap<String, FieldReport>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::py_value::record_key;
+    use serde_json::json;
+
+    #[test]
+    fn a_breakdown_shows_keys_that_are_not_str_by_label_apart_from_str_keys() {
+        let int_key = record_key(&json!(1)).into_owned();
+        let counts = |tp| FieldCounts::new(tp, 0, 0);
+        let fields = |a, b| {
+            [("1".to_owned(), counts(a)), (int_key.clone(), counts(b))]
+                .into_iter()
+                .collect::<std::collections::BTreeMap<_, _>>()
+        };
+        let mut breakdown = FieldBreakdown {
+            clean: fields(1, 2),
+            ..FieldBreakdown::default()
+        };
+        breakdown.corruptions.insert(
+            "typo".to_owned(),
+            FieldReport {
+                student: fields(3, 4),
+                teacher: fields(5, 6),
+            },
+        );
+        let written = serde_json::to_value(&breakdown).unwrap_or_default();
+        assert_eq!(written["clean"]["1"]["tp"], 1);
+        assert_eq!(written["clean"]["[1]"]["tp"], 2);
+        assert_eq!(written["corruptions"]["typo"]["teacher"]["[1]"]["tp"], 6);
+        assert!(!written.to_string().contains("capkit:key"), "{written}");
+        let read: FieldBreakdown = serde_json::from_value(written).unwrap_or_default();
+        assert_eq!(read, breakdown);
+    }
 }

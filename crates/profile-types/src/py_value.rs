@@ -125,9 +125,99 @@ pub fn record_key(key: &Value) -> Cow<'_, str> {
     }
 }
 
-/// The readable part of a stored record key: a `str` key as is, any other key's equality form.
-pub fn key_display(key: &str) -> &str {
-    key.strip_prefix(KEY_PREFIX).unwrap_or(key)
+/// How JSON written for people names a stored record key (a field breakdown's keys): a `str`
+/// key as itself, any other key as its equality form in brackets, as a subscript reads it
+/// (`[1]`, `[(1, 'a')]`, `[None]`, `[b'x']`), so it is never taken for the `str` key that
+/// prints alike (`"1"`). A `str` key that itself starts with `[` gets one more (`[x` is shown
+/// `[[x`), so every label reads back to one key ([`key_of_label`]).
+///
+/// ```
+/// use profile_types::py_value::{key_label, key_of_label, record_key};
+/// use serde_json::json;
+///
+/// let int_key = record_key(&json!(1)).into_owned();
+/// assert_eq!(key_label(&int_key), "[1]");
+/// assert_eq!(key_label("1"), "1");
+/// assert_eq!(key_label("[x]"), "[[x]");
+/// assert_eq!(key_of_label("[1]"), int_key);
+/// assert_eq!(key_of_label("[[x]"), "[x]");
+/// ```
+pub fn key_label(stored: &str) -> Cow<'_, str> {
+    match stored.strip_prefix(KEY_PREFIX) {
+        Some(form) => Cow::Owned(format!("[{form}]")),
+        None if stored.starts_with('[') => Cow::Owned(format!("[{stored}")),
+        None => Cow::Borrowed(stored),
+    }
+}
+
+/// The stored record key behind a [`key_label`]. (An equality form never starts with `[`: a
+/// list is not a Python key.) A label written before labels existed (a `str` key starting with
+/// `[`, or a stored key with its NUL) reads as the key it was, unless it starts with `[`.
+pub fn key_of_label(label: &str) -> Cow<'_, str> {
+    let Some(rest) = label.strip_prefix('[') else {
+        return Cow::Borrowed(label);
+    };
+    if rest.starts_with('[') {
+        return Cow::Borrowed(rest);
+    }
+    match rest.strip_suffix(']') {
+        Some(form) => Cow::Owned(format!("{KEY_PREFIX}{form}")),
+        None => Cow::Borrowed(label),
+    }
+}
+
+/// The first reserved key ([`is_reserved_key`]) anywhere in `value`, objects inside arrays and
+/// objects included. JSON from outside capkit (a model's answer) holding one would be read as a
+/// Python value it does not hold (an encoded `int`, a non-`str` key), so its readers refuse it.
+///
+/// ```
+/// use profile_types::py_value::reserved_key_in;
+/// use serde_json::json;
+///
+/// assert_eq!(reserved_key_in(&json!({"a": [{"\u{0}capkit:py": ["int", "5"]}]})), Some("\u{0}capkit:py"));
+/// assert_eq!(reserved_key_in(&json!({"a": [1, {"b": "capkit:py"}]})), None);
+/// ```
+pub fn reserved_key_in(value: &Value) -> Option<&str> {
+    match value {
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if is_reserved_key(k) {
+                Some(k.as_str())
+            } else {
+                reserved_key_in(v)
+            }
+        }),
+        Value::Array(items) => items.iter().find_map(reserved_key_in),
+        _ => None,
+    }
+}
+
+/// Serde of a map keyed by stored record keys (a field breakdown's per-field counts) whose JSON
+/// keys are [`key_label`]s: `#[serde(with = "profile_types::py_value::labelled_keys")]`.
+pub mod labelled_keys {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{key_label, key_of_label};
+
+    /// Writes the map with its keys as labels (in stored-key order).
+    pub fn serialize<V: Serialize, S: Serializer>(
+        map: &BTreeMap<String, V>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_map(map.iter().map(|(k, v)| (key_label(k), v)))
+    }
+
+    /// Reads a map written by [`serialize`], keys back to their stored form.
+    pub fn deserialize<'de, V: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<String, V>, D::Error> {
+        let labelled = BTreeMap::<String, V>::deserialize(d)?;
+        Ok(labelled
+            .into_iter()
+            .map(|(k, v)| (key_of_label(&k).into_owned(), v))
+            .collect())
+    }
 }
 
 static NAN_KEYS: AtomicU64 = AtomicU64::new(0);
@@ -271,6 +361,65 @@ mod tests {
     }
 
     #[test]
+    fn key_labels_keep_str_and_other_keys_apart_and_read_back() {
+        let stored = [
+            "1".to_owned(),
+            record_key(&json!(1)).into_owned(),
+            "[1]".to_owned(),
+            "[".to_owned(),
+            "[[".to_owned(),
+            String::new(),
+            record_key(&json!(null)).into_owned(),
+            record_key(&tuple(vec![json!(1), json!("a")])).into_owned(),
+            record_key(&bytes(b"x")).into_owned(),
+            record_key(&json!(1.5)).into_owned(),
+        ];
+        let labels: Vec<String> = stored.iter().map(|k| key_label(k).into_owned()).collect();
+        assert_eq!(
+            labels,
+            [
+                "1",
+                "[1]",
+                "[[1]",
+                "[[",
+                "[[[",
+                "",
+                "[None]",
+                "[(1, 'a')]",
+                "[b'x']",
+                "[1.5]"
+            ]
+        );
+        for (key, label) in stored.iter().zip(&labels) {
+            assert_eq!(key_of_label(label), key.as_str(), "{label}");
+            assert!(!label.contains('\0'), "{label:?} shows the stored form");
+        }
+        let mut unique = labels.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(
+            unique.len(),
+            labels.len(),
+            "two keys share a label: {labels:?}"
+        );
+        // Reports written before labels: a stored key as it was written reads as itself.
+        assert_eq!(key_of_label(&stored[1]), stored[1].as_str());
+    }
+
+    #[test]
+    fn reserved_keys_are_found_anywhere() {
+        assert_eq!(
+            reserved_key_in(&json!([{"ok": {"x": [1, {KEY_PREFIX.to_owned() + "1": 2}]}}])),
+            Some("\u{0}capkit:key:1")
+        );
+        assert_eq!(
+            reserved_key_in(&big_int("1180591620717411303424")),
+            Some(MARKER)
+        );
+        assert_eq!(reserved_key_in(&json!({"capkit:py": 1, "\u{0}x": 2})), None);
+    }
+
+    #[test]
     fn truthiness_matches_python() {
         assert!(py_truthy(&float(f64::NAN)) && py_truthy(&big_int("-99999999999999999999")));
         assert!(!py_truthy(&bytes(b"")) && py_truthy(&bytes(b"\x00")));
@@ -300,7 +449,7 @@ mod tests {
         );
         assert_ne!(record_key(&float(f64::NAN)), record_key(&float(f64::NAN)));
         assert_eq!(record_key(&json!(null)), format!("{KEY_PREFIX}None"));
-        assert_eq!(key_display(&record_key(&json!(2))), "2");
+        assert_eq!(key_label(&record_key(&json!(2))), "[2]");
         assert!(is_reserved_key(&record_key(&json!(2))) && !is_reserved_key("2"));
         assert!(has_nan(&json!({"a": [tuple(vec![float(f64::NAN)])]})));
         assert!(!has_nan(&json!({"a": [float(f64::INFINITY)]})));
