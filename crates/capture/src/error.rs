@@ -21,3 +21,17 @@ pub enum Error {
         source: Box<Error>,
     },
 }
+
+// A comparison's driver (`suite_core::compare_chunked`) names its students with these.
+impl suite_core::StudentsError for Error {
+    fn duplicate_student(name: String) -> Error {
+        Error::DuplicateStudent(name)
+    }
+
+    fn of_student(name: String, source: Error) -> Error {
+        Error::Student {
+            name,
+            source: Box::new(source),
+        }
+    }
+}

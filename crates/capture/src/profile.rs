@@ -3,15 +3,15 @@
 use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use profile_stats::{
-    AbstentionCounts, ClassifyCounts, ClassifySample, Comparison, Counts, FirstVsSecond, Pair,
-    PairCounts, PpiSums, ProfileReport, SampleDesign, SuiteDescriptor,
+    AbstentionCounts, ClassifyCounts, ClassifySample, Comparison, Counts, Pair, PpiSums,
+    ProfileReport, SampleDesign, SuiteDescriptor,
 };
 use profile_types::value::py_str;
 use profile_types::{CaptureProfile, Label, ProbePredictions};
 use suite_core::{
     CapabilitySuite, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, Keep, LastAnswer,
     Memo, Model, OutcomeWriter, PredictionCache, ProfileRun, SharedLabel, Side, Stage, StageIds,
-    TeacherSample,
+    StudentRun, TeacherSample, compare_chunked,
 };
 
 use crate::Error;
@@ -198,14 +198,6 @@ impl<'m> CaptureRun<'m> {
     /// Profiles `texts` (after every text added before).
     pub fn add<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<(), Error> {
         self.add_ids(texts).map(drop)
-    }
-
-    /// [`CaptureRun::add`], returning each text's outcome id.
-    fn add_ids<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<u32>, Error> {
-        let (suite, sampled) = (self.suite, self.layout.sampled);
-        Ok(self.run.add(texts, &mut |cache, clean, _, out| {
-            chunk(cache, clean, out, suite, sampled)
-        })?)
     }
 
     /// The counts of every text added so far.
@@ -470,24 +462,7 @@ where
     C: AsRef<[S]>,
     S: AsRef<str>,
 {
-    if let Some(name) = repeated(students.iter().map(|s| s.0)) {
-        return Err(Error::DuplicateStudent(name.to_owned()));
-    }
-    let named = |name: &str| {
-        let name = name.to_owned();
-        move |e: Error| Error::Student {
-            name,
-            source: Box::new(e),
-        }
-    };
     let teacher = Memo::new(teacher);
-    let mut runs = Vec::with_capacity(students.len());
-    for &(name, student) in students {
-        let run = CaptureRun::new(student, &teacher, suite).map_err(named(name))?;
-        runs.push(run.with_chunk_size(usize::MAX).with_teacher_sample(sample));
-    }
-    teacher.forget();
-    let layout = Layout::of(suite, sample.is_some());
     let names: Vec<&str> = students.iter().map(|s| s.0).collect();
     let mut pairs = Pair::every(&names, suite.corruption_names(), suite.invariance_names());
     if sample.is_some() {
@@ -497,45 +472,41 @@ where
             }
         }
     }
-    for chunk in chunks {
-        let mut ids = Vec::with_capacity(runs.len());
-        for (run, &(name, _)) in runs.iter_mut().zip(students) {
-            ids.push(run.add_ids(chunk.as_ref()).map_err(named(name))?);
-        }
-        teacher.forget();
-        let mut p = pairs.iter_mut();
-        for (i, a) in runs.iter().zip(&ids).enumerate() {
-            for b in runs[i + 1..].iter().zip(&ids[i + 1..]) {
-                if let Some(pair) = p.next() {
-                    add_pairs(&mut pair.counts, &layout, a, b);
-                }
-            }
-        }
-    }
-    let mut reports = Vec::with_capacity(runs.len());
-    for (run, &(name, _)) in runs.into_iter().zip(students) {
-        reports.push((name.to_owned(), run.report().map_err(named(name))?));
-    }
+    let reports = compare_chunked(&teacher, students, chunks, &mut pairs, |student| {
+        let run = CaptureRun::new(student, &teacher, suite)?;
+        Ok(run.with_chunk_size(usize::MAX).with_teacher_sample(sample))
+    })?;
     Ok(Comparison::of_reports(None, reports, pairs))
 }
 
-/// Pairs two students' outcomes on one chunk, text by text.
-fn add_pairs(
-    counts: &mut PairCounts,
-    layout: &Layout,
-    (a, a_ids): (&CaptureRun<'_>, &Vec<u32>),
-    (b, b_ids): (&CaptureRun<'_>, &Vec<u32>),
-) {
-    let record = |t: &mut FirstVsSecond, x: bool, y: bool| t.record(x, y);
-    for (&x, &y) in a_ids.iter().zip(b_ids) {
-        let (x, y) = (a.run.outcomes().get(x), b.run.outcomes().get(y));
-        record(&mut counts.clean.agree, layout.clean(x), layout.clean(y));
+/// A classifier run as a student of a comparison ([`compare_students_sampled`]).
+impl StudentRun for CaptureRun<'_> {
+    type Error = Error;
+    type Report = ProfileReport;
+    type Pair = Pair;
+
+    /// [`CaptureRun::add`], returning each text's outcome id.
+    fn add_ids<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<u32>, Error> {
+        let (suite, sampled) = (self.suite, self.layout.sampled);
+        Ok(self.run.add(texts, &mut |cache, clean, _, out| {
+            chunk(cache, clean, out, suite, sampled)
+        })?)
+    }
+
+    fn outcome(&self, id: u32) -> &[u32] {
+        self.run.outcomes().get(id)
+    }
+
+    /// Pairs two students' agreements (and changes, per invariance) on one text.
+    fn pair(&self, pair: &mut Pair, x: &[u32], y: &[u32]) {
+        let (counts, layout) = (&mut pair.counts, &self.layout);
+        counts.clean.agree.record(layout.clean(x), layout.clean(y));
         // Both students see the same texts, so the same sample.
         let labelled = layout.in_sample(x);
         for (k, stage) in counts.corruptions.values_mut().enumerate() {
             let (a, b) = (layout.corrupted(x, k), layout.corrupted(y, k));
             if labelled {
-                record(&mut stage.agree, a, b);
+                stage.agree.record(a, b);
             }
             if let Some(sums) = &mut stage.sampled {
                 let d = |p: bool, q: bool| i64::from(p) - i64::from(q);
@@ -544,19 +515,14 @@ fn add_pairs(
             }
         }
         for (i, stage) in counts.invariances.values_mut().enumerate() {
-            record(
-                &mut stage.changed,
-                layout.changed(x, i).0,
-                layout.changed(y, i).0,
-            );
+            let changed = |o: &[u32]| layout.changed(o, i).0;
+            stage.changed.record(changed(x), changed(y));
         }
     }
-}
 
-/// The first name that occurs twice.
-fn repeated<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let mut seen = std::collections::HashSet::new();
-    names.into_iter().find(|n| !seen.insert(*n))
+    fn finish(self) -> Result<ProfileReport, Error> {
+        self.report()
+    }
 }
 
 fn report(

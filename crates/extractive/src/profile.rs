@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use profile_stats::{
-    AbstentionCounts, Comparison, Counts, ExtractCounts, FieldSums, FirstVsSecond, Pair,
-    PairCounts, ProfileReport, SuiteDescriptor,
+    AbstentionCounts, Comparison, Counts, ExtractCounts, FieldSums, Pair, ProfileReport,
+    SuiteDescriptor,
 };
 use profile_types::py_value::ext;
 use profile_types::value::json_kind;
@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use suite_core::{
     CapabilitySuite, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, Keep, LastAnswer,
     Memo, Model, OutcomeWriter, PredictionCache, ProfileRun, SharedLabel, Side, Stage, StageIds,
+    StudentRun, compare_chunked,
 };
 
 use crate::Error;
@@ -150,68 +151,63 @@ where
     S: AsRef<str>,
     F: AsRef<str>,
 {
-    let mut seen = std::collections::HashSet::new();
-    if let Some(&(name, _)) = students.iter().find(|s| !seen.insert(s.0)) {
-        return Err(Error::DuplicateStudent(name.to_owned()));
-    }
-    let named = |name: &str| {
-        let name = name.to_owned();
-        move |e: Error| Error::Student {
-            name,
-            source: Box::new(e),
-        }
-    };
     let teacher = Memo::new(teacher);
-    let mut runs = Vec::with_capacity(students.len());
-    for &(name, student) in students {
-        let run = ExtractRun::new(student, &teacher, suite, fields).map_err(named(name))?;
-        runs.push(run.with_chunk_size(usize::MAX));
-    }
-    teacher.forget();
     let names: Vec<&str> = students.iter().map(|s| s.0).collect();
     let mut pairs = Pair::every(&names, suite.corruption_names(), suite.invariance_names());
-    for chunk in chunks {
-        let mut ids = Vec::with_capacity(runs.len());
-        for (run, &(name, _)) in runs.iter_mut().zip(students) {
-            ids.push(run.add_ids(chunk.as_ref()).map_err(named(name))?);
-        }
-        teacher.forget();
-        let mut p = pairs.iter_mut();
-        for (i, a) in runs.iter().zip(&ids).enumerate() {
-            for b in runs[i + 1..].iter().zip(&ids[i + 1..]) {
-                if let Some(pair) = p.next() {
-                    add_pairs(&mut pair.counts, a, b);
-                }
-            }
-        }
-    }
-    let mut reports = Vec::with_capacity(runs.len());
-    for (run, &(name, _)) in runs.into_iter().zip(students) {
-        reports.push((name.to_owned(), run.report().map_err(named(name))?));
-    }
+    let reports = compare_chunked(&teacher, students, chunks, &mut pairs, |student| {
+        let run = ExtractRun::new(student, &teacher, suite, fields)?;
+        Ok(run.with_chunk_size(usize::MAX))
+    })?;
     Ok(Comparison::of_reports(None, reports, pairs))
 }
 
-/// Pairs two students' exact matches (and changes, per invariance) on one chunk, text by text.
-fn add_pairs(
-    counts: &mut PairCounts,
-    (a, a_ids): (&ExtractRun<'_>, &Vec<u32>),
-    (b, b_ids): (&ExtractRun<'_>, &Vec<u32>),
-) {
-    let layout = &a.layout;
-    let record = |t: &mut FirstVsSecond, x: bool, y: bool| t.record(x, y);
-    for (&x, &y) in a_ids.iter().zip(b_ids) {
-        let (x, y) = (a.run.outcomes().get(x), b.run.outcomes().get(y));
+/// An extractor run as a student of a comparison ([`compare_students_chunked`]).
+impl StudentRun for ExtractRun<'_> {
+    type Error = Error;
+    type Report = ProfileReport;
+    type Pair = Pair;
+
+    /// [`ExtractRun::add`], returning each text's outcome id.
+    fn add_ids<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<u32>, Error> {
+        let (suite, fields, layout) = (self.suite, &self.fields, &self.layout);
+        let mut names = self.names.as_mut();
+        self.run.add(texts, &mut |cache, clean, positions, out| {
+            chunk(
+                cache,
+                clean,
+                positions,
+                out,
+                Chunk {
+                    suite,
+                    fields,
+                    layout,
+                    names: names.as_deref_mut(),
+                },
+            )
+        })
+    }
+
+    fn outcome(&self, id: u32) -> &[u32] {
+        self.run.outcomes().get(id)
+    }
+
+    /// Pairs two students' exact matches (and changes, per invariance) on one text.
+    fn pair(&self, pair: &mut Pair, x: &[u32], y: &[u32]) {
+        let (counts, layout) = (&mut pair.counts, &self.layout);
         let exact = |o: &[u32], c: usize| layout.exact(o, c);
-        record(&mut counts.clean.agree, exact(x, 0), exact(y, 0));
+        counts.clean.agree.record(exact(x, 0), exact(y, 0));
         for (k, stage) in counts.corruptions.values_mut().enumerate() {
             let c = layout.corruption(k).0;
-            record(&mut stage.agree, exact(x, c), exact(y, c));
+            stage.agree.record(exact(x, c), exact(y, c));
         }
         for (i, stage) in counts.invariances.values_mut().enumerate() {
             let c = layout.invariance(i).0;
-            record(&mut stage.changed, !exact(x, c), !exact(y, c));
+            stage.changed.record(!exact(x, c), !exact(y, c));
         }
+    }
+
+    fn finish(self) -> Result<ProfileReport, Error> {
+        self.report()
     }
 }
 
@@ -369,25 +365,6 @@ impl<'m> ExtractRun<'m> {
     /// Profiles `texts` (after every text added before).
     pub fn add<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<(), Error> {
         self.add_ids(texts).map(drop)
-    }
-
-    fn add_ids<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<u32>, Error> {
-        let (suite, fields, layout) = (self.suite, &self.fields, &self.layout);
-        let mut names = self.names.as_mut();
-        self.run.add(texts, &mut |cache, clean, positions, out| {
-            chunk(
-                cache,
-                clean,
-                positions,
-                out,
-                Chunk {
-                    suite,
-                    fields,
-                    layout,
-                    names: names.as_deref_mut(),
-                },
-            )
-        })
     }
 
     fn counts(&mut self) -> Result<ExtractCounts, Error> {

@@ -14,7 +14,8 @@
 //! share: texts in chunks ([`DEFAULT_CHUNK_SIZE`]), each distinct text predicted at most once
 //! per model (a [`PredictionCache`] per chunk, fingerprints across chunks), per-text outcomes
 //! counted ([`Outcomes`]), so memory stays bounded at any number of texts. [`Memo`] keeps one
-//! model's answers across profiles. A corruption may
+//! model's answers across profiles, and [`compare_chunked`] is the chunk loop of every student
+//! comparison (each profile crate supplies its run, a [`StudentRun`]). A corruption may
 //! carry a [`Severity`] (family and value) for the severity curves of reports. Models are
 //! assumed deterministic: a text seen twice gets its first answer.
 //!
@@ -56,6 +57,7 @@ mod sample;
 mod seen;
 mod spec;
 mod stage;
+mod students;
 mod suite;
 mod text;
 mod textset;
@@ -82,6 +84,7 @@ pub use spec::{
     TransformSpec,
 };
 pub use stage::{Side, Stage};
+pub use students::{StudentRun, StudentsError, compare_chunked};
 pub use suite::CapabilitySuite;
 pub use text::{is_py_letter, is_py_whitespace, py_swapcase, py_whitespace_collapse};
 pub use transform::{Severity, TextHash, Transform, case_jitter_invariance, whitespace_invariance};
