@@ -16,6 +16,10 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+mod support;
+
+use support::{capkit_at, output, stderr};
+
 /// Texts per chunk: one `cmd:` model call per stage of a chunk, so at most this many texts per
 /// model are in flight when the process dies.
 const CHUNK: usize = 512;
@@ -73,6 +77,14 @@ fn setup(n: usize) -> Setup {
     }
 }
 
+/// The binary under test: `CAPKIT_BIN` when set, else the one this test was built with.
+fn capkit_exe() -> PathBuf {
+    std::env::var_os("CAPKIT_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_capkit")),
+        PathBuf::from,
+    )
+}
+
 /// `capkit profile classify` over the setup, each side's asked texts appended to `log_SIDE`.
 fn profile(s: &Setup, cache: Option<&Path>, log: &str) -> Command {
     let spec = |side: &str| {
@@ -81,19 +93,13 @@ fn profile(s: &Setup, cache: Option<&Path>, log: &str) -> Command {
             s.dir.join(format!("{log}_{side}.log")).display()
         )
     };
-    let exe = std::env::var_os("CAPKIT_BIN").map_or_else(
-        || PathBuf::from(env!("CARGO_BIN_EXE_capkit")),
-        PathBuf::from,
-    );
-    let mut cmd = Command::new(exe);
+    let mut cmd = capkit_at(capkit_exe(), &fixtures());
     cmd.args(["profile", "classify", "--texts"])
         .arg(&s.texts)
         .arg("--suite")
         .arg(&s.suite)
         .args(["--student", &spec("student"), "--teacher", &spec("teacher")])
-        .args(["--chunk-size", &CHUNK.to_string()])
-        .current_dir(fixtures())
-        .stdin(Stdio::null());
+        .args(["--chunk-size", &CHUNK.to_string()]);
     match cache {
         Some(dir) => cmd.arg("--cache-dir").arg(dir),
         None => cmd.arg("--no-cache"),
@@ -102,11 +108,7 @@ fn profile(s: &Setup, cache: Option<&Path>, log: &str) -> Command {
 }
 
 fn finished(out: Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -132,7 +134,7 @@ fn a_profile_killed_at_random_moments_resumes_to_the_same_profile() {
     let kills = env_or("CAPKIT_KILLS", 5);
     let s = setup(n);
     let started = Instant::now();
-    let reference = finished(profile(&s, None, "reference").output().unwrap());
+    let reference = finished(output(&mut profile(&s, None, "reference")));
     let full = started.elapsed();
     let distinct = [
         asked(&s, "reference", "student"),
@@ -154,7 +156,7 @@ fn a_profile_killed_at_random_moments_resumes_to_the_same_profile() {
         let _ = child.kill(); // SIGKILL
         child.wait().unwrap();
         let before = [asked(&s, &log, "student"), asked(&s, &log, "teacher")];
-        let resumed = finished(profile(&s, Some(&cache), &log).output().unwrap());
+        let resumed = finished(output(&mut profile(&s, Some(&cache), &log)));
         assert_eq!(resumed, reference, "trial {k}: killed after {at:?}");
         for (i, side) in ["student", "teacher"].into_iter().enumerate() {
             let total = asked(&s, &log, side);
@@ -173,7 +175,7 @@ fn a_profile_killed_at_random_moments_resumes_to_the_same_profile() {
 #[test]
 fn two_profiles_share_one_cache_at_once() {
     let s = setup(3_000);
-    let reference = finished(profile(&s, None, "reference").output().unwrap());
+    let reference = finished(output(&mut profile(&s, None, "reference")));
     let cache = s.dir.join("shared-cache");
     // One log for all three runs: the model's argv is part of its cache identity.
     let spawn = || {
@@ -186,17 +188,13 @@ fn two_profiles_share_one_cache_at_once() {
     let (a, b) = (spawn(), spawn());
     let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
     for out in [&a, &b] {
-        assert!(
-            !String::from_utf8_lossy(&out.stderr).contains("warning"),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(!stderr(out).contains("warning"), "{}", stderr(out));
     }
     assert_eq!(finished(a), reference);
     assert_eq!(finished(b), reference);
     // No answer was lost: a third run asks no model anything.
     let before = asked(&s, "shared", "student") + asked(&s, "shared", "teacher");
-    let third = finished(profile(&s, Some(&cache), "shared").output().unwrap());
+    let third = finished(output(&mut profile(&s, Some(&cache), "shared")));
     assert_eq!(third, reference);
     let after = asked(&s, "shared", "student") + asked(&s, "shared", "teacher");
     assert_eq!(after, before, "the third run asked a model");

@@ -955,23 +955,22 @@ fn large_batches_stream_without_deadlock() {
 fn default_cache_dir_follows_xdg_cache_home() {
     let tmp = temp_dir("xdg");
     let dir = tmp.path();
-    let out = Command::new(env!("CARGO_BIN_EXE_capkit"))
-        .args([
-            "profile",
-            "classify",
-            "--texts",
-            "texts4.txt",
-            "--suite",
-            "tiny_suite.json",
-            "--student",
-            "cmd:python3 bad_model.py ok",
-            "--teacher",
-            "cmd:python3 bad_model.py ok",
-        ])
-        .env("XDG_CACHE_HOME", dir)
-        .current_dir(fixtures())
-        .output()
-        .unwrap();
+    let out = output(
+        capkit_in(&fixtures())
+            .args([
+                "profile",
+                "classify",
+                "--texts",
+                "texts4.txt",
+                "--suite",
+                "tiny_suite.json",
+                "--student",
+                "cmd:python3 bad_model.py ok",
+                "--teacher",
+                "cmd:python3 bad_model.py ok",
+            ])
+            .env("XDG_CACHE_HOME", dir),
+    );
     assert!(
         out.status.success(),
         "{}",

@@ -4,29 +4,22 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod support;
+
+use support::{capkit_in, failure, output, root};
 
 fn scratch(test: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("report_cli-{test}-"))
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap()
+    support::scratch("report_cli", test)
 }
 
+/// `capkit ARGS` in `dir`, with a fixed `SOURCE_DATE_EPOCH` so every page carries the same date.
 fn capkit(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capkit"))
-        .args(args)
-        .current_dir(dir)
-        .env("SOURCE_DATE_EPOCH", "1796126400")
-        .output()
-        .unwrap()
-}
-
-fn failure(out: &Output) -> String {
-    format!(
-        "exit {:?}\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
+    output(
+        capkit_in(dir)
+            .args(args)
+            .env("SOURCE_DATE_EPOCH", "1796126400"),
     )
 }
 
@@ -150,7 +143,7 @@ fn refused_inputs_name_the_file_and_write_nothing() {
 #[test]
 fn offline_example_page() {
     let tmp = scratch("example");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = root();
     let report = tmp.path().join("report.json");
     let comparison = tmp.path().join("comparison.json");
     let page = tmp.path().join("report.html");

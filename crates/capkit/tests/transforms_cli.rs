@@ -2,7 +2,7 @@
 //! transforms.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -153,12 +153,7 @@ fn suites_name_catalogue_transforms_and_refuse_corrupting_invariances() {
             suite.display().to_string(),
         ]
     };
-    let run = |a: Vec<String>| {
-        Command::new(env!("CARGO_BIN_EXE_capkit"))
-            .args(a)
-            .output()
-            .unwrap()
-    };
+    let run = |a: Vec<String>| output(capkit_in(std::path::Path::new(".")).args(a));
     let listed = stdout(&run(args(&suite)));
     assert!(listed.contains("hheelllloo wwoorrlldd"), "{listed}");
     assert!(listed.contains("HELLO WORLD"), "{listed}");

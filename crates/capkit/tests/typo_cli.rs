@@ -6,7 +6,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod support;
 
@@ -342,19 +342,18 @@ fn emit_output_does_not_depend_on_thread_count() {
     let some: Vec<&str> = names.lines().take(600).collect();
     fs::write(dir.join("names.txt"), some.join("\n")).unwrap();
     let run = |threads: &str| {
-        Command::new(env!("CARGO_BIN_EXE_capkit"))
-            .args([
-                "typo",
-                "emit",
-                "--corpus",
-                "names.txt",
-                "--tasks",
-                "co,cs,hi,bf,hr,aci,sp,tos,cns",
-            ])
-            .current_dir(dir)
-            .env("RAYON_NUM_THREADS", threads)
-            .output()
-            .unwrap()
+        output(
+            capkit_in(dir)
+                .args([
+                    "typo",
+                    "emit",
+                    "--corpus",
+                    "names.txt",
+                    "--tasks",
+                    "co,cs,hi,bf,hr,aci,sp,tos,cns",
+                ])
+                .env("RAYON_NUM_THREADS", threads),
+        )
     };
     let one = run("1");
     let two = run("2");

@@ -3,6 +3,7 @@
 //! (`TMPDIR`, `RAYON_NUM_THREADS`, …) to [`capkit_in`]'s command.
 #![allow(dead_code)] // each test binary uses its part
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -14,7 +15,13 @@ pub fn root() -> PathBuf {
 /// The `capkit` binary run in `dir` with stdin closed and no proxy from the environment (every
 /// server a test starts listens on 127.0.0.1, and no test reaches anything else).
 pub fn capkit_in(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_capkit"));
+    capkit_at(env!("CARGO_BIN_EXE_capkit"), dir)
+}
+
+/// [`capkit_in`] with another `capkit` binary, `exe` (`cache_kill`'s `CAPKIT_BIN`: a release build,
+/// or a copy a rebuild cannot replace under a long run).
+pub fn capkit_at(exe: impl AsRef<OsStr>, dir: &Path) -> Command {
+    let mut cmd = Command::new(exe);
     cmd.current_dir(dir)
         .env_remove("HTTP_PROXY")
         .env_remove("http_proxy")
