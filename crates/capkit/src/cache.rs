@@ -34,7 +34,9 @@ enum CacheCommand {
         #[command(flatten)]
         at: At,
     },
-    /// Reclaims space: rewrites the database and empties its write-ahead log.
+    /// Seals each model's answers into a segment file (a lookup there is one read of one page)
+    /// and reclaims space: rewrites the database and empties its write-ahead log. Holds the
+    /// cache's write lock throughout: run it between runs.
     Compact {
         #[command(flatten)]
         at: At,

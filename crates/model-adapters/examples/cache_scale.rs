@@ -9,6 +9,10 @@
 //! An existing cache in DIR with at least N answers is reused (nothing is inserted), so the
 //! lookups can be measured again on a warm or a cold page cache.
 //!
+//! With `--sealed` (after DIR) the lookups are measured twice in one run: from the database,
+//! then after `cache compact` has sealed the answers into a segment, from the segment (the
+//! compaction's time is printed too). A cache already sealed is measured from its segment only.
+//!
 //! With `--bulk` (after DIR) the synthetic answers are written straight into the store's table
 //! in key order, in transactions of a million rows, instead of through [`Cached`] as a profile
 //! writes them: the same rows (same keys, labels and model), so the lookups that follow hit
@@ -107,7 +111,9 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut args = std::env::args().skip(1);
     let n: u64 = args.next().as_deref().unwrap_or("1000000").parse()?;
     let dir = std::path::PathBuf::from(args.next().unwrap_or_else(|| "cache-scale".into()));
-    let bulk = args.next().as_deref() == Some("--bulk");
+    let flags: Vec<String> = args.collect();
+    let bulk = flags.iter().any(|f| f == "--bulk");
+    let sealed = flags.iter().any(|f| f == "--sealed");
     let model = PerItemFn::new(|t: &str| json!(label(t)));
     let identity = "classify\0cmd\0[\"scale\"]";
 
@@ -155,35 +161,57 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         stats.bytes as f64 / stats.answers.max(1) as f64
     );
 
-    let started = Instant::now();
-    let cached = Cached::new(&model, &dir, identity);
-    println!(
-        "opened in {:.1} ms",
-        started.elapsed().as_secs_f64() * 1000.0
-    );
-
     // Lookups of stored texts spread over the whole key range, one thread, in profile-sized
     // batches; the texts are made before the clock starts.
     let lookups: u64 = 1_000_000.min(n);
     let stride = (n / lookups).max(1);
     let texts: Vec<String> = (0..lookups).map(|j| text(j * stride)).collect();
-    let started = Instant::now();
-    let cpu_started = cpu_seconds();
-    for chunk in texts.chunks(BATCH) {
-        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-        cached.predict_shared(&refs)?;
+    let measure = |from: &str| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let started = Instant::now();
+        let cached = Cached::new(&model, &dir, identity);
+        println!(
+            "opened in {:.1} ms",
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+        let started = Instant::now();
+        let cpu_started = cpu_seconds();
+        for chunk in texts.chunks(BATCH) {
+            let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+            cached.predict_shared(&refs)?;
+        }
+        let secs = started.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - cpu_started;
+        println!(
+            "{from}: {} lookups ({} hits, {} misses) in {secs:.2} s wall, {cpu:.2} s CPU: {:.0} \
+             lookups/s, {:.0} per CPU second",
+            lookups,
+            cached.hits(),
+            cached.misses(),
+            lookups as f64 / secs,
+            lookups as f64 / cpu.max(0.01)
+        );
+        Ok(())
+    };
+    if stats.format != model_adapters::SEALED_FORMAT {
+        measure("database")?;
     }
-    let secs = started.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu_started;
-    println!(
-        "{} lookups ({} hits, {} misses) in {secs:.2} s wall, {cpu:.2} s CPU: {:.0} lookups/s, \
-         {:.0} per CPU second",
-        lookups,
-        cached.hits(),
-        cached.misses(),
-        lookups as f64 / secs,
-        lookups as f64 / cpu.max(0.01)
-    );
+    if sealed || stats.format == model_adapters::SEALED_FORMAT {
+        if stats.format != model_adapters::SEALED_FORMAT {
+            let started = Instant::now();
+            let cpu_started = cpu_seconds();
+            let (before, after) = cache_admin::compact(&dir)?;
+            println!(
+                "compacted in {:.1} s wall, {:.1} s CPU: {:.1} MiB -> {:.1} MiB, {:.1} bytes per \
+                 answer",
+                started.elapsed().as_secs_f64(),
+                cpu_seconds() - cpu_started,
+                before as f64 / (1024.0 * 1024.0),
+                after as f64 / (1024.0 * 1024.0),
+                after as f64 / stats.answers.max(1) as f64
+            );
+        }
+        measure("sealed segment")?;
+    }
     println!("peak RSS {:.1} MiB", peak_rss_mib());
     Ok(())
 }

@@ -11,6 +11,12 @@
 //! cache at once (SQLite's WAL: readers never block, writers take turns for the length of one
 //! batch's insert).
 //!
+//! `capkit cache compact` seals each model's answers into an immutable segment file beside the
+//! database (`DIR/segments/`, see [`crate::segment`]): a lookup there is one positioned read of
+//! one page instead of a B-tree descent. The answers leave the database in the transaction that
+//! names their segment, so a reader sees each answer in exactly one of the two: every lookup
+//! batch reads the segment's name and the rows in one read transaction (one snapshot).
+//!
 //! The JSONL files of format 1 (`DIR/predictions/<blake3(FORMAT, identity)>.jsonl`, one line per
 //! answer) are imported into the database the first time their identity is opened, once, and
 //! left where they are; the keys are the same, so no paid-for answer is asked again.
@@ -28,13 +34,19 @@ use suite_core::{Decision, Label, Model, ModelError, SharedLabel, decision_of};
 
 use crate::adapter::{Adapter, OnAnswered};
 use crate::error::Error;
+use crate::segment::{PageBuf, Segment};
 
 /// The key derivation's domain (format 1's, kept so imported answers keep their keys).
 const FORMAT: &str = "capkit-prediction-cache/1";
 /// The store's format, recorded in its `meta` table; bumped when tables change meaning.
 pub const STORE_FORMAT: &str = "capkit-prediction-cache/2 (sqlite)";
+/// The store's format once `cache compact` has sealed answers into segments (a capkit that reads
+/// only [`STORE_FORMAT`] would not find those answers, so it is refused by name instead).
+pub const SEALED_FORMAT: &str = "capkit-prediction-cache/3 (sqlite + sealed segments)";
 /// The database file inside a cache directory.
 pub const DATABASE: &str = "predictions.sqlite3";
+/// The directory of sealed segments inside a cache directory.
+pub(crate) const SEGMENTS: &str = "segments";
 /// How long a writer waits for another process's transaction before giving up on the cache.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -51,13 +63,21 @@ pub fn default_cache_dir() -> PathBuf {
     }
 }
 
-/// The bytes a cache database occupies on disk: the file and its write-ahead log (0 when
-/// missing).
+/// The bytes a cache occupies on disk: the database file, its write-ahead log and the sealed
+/// segments beside it (0 when missing).
 pub fn cache_size(database: &Path) -> u64 {
     let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let mut wal = database.as_os_str().to_owned();
     wal.push("-wal");
-    len(database) + len(Path::new(&wal))
+    let segments = database
+        .parent()
+        .and_then(|dir| std::fs::read_dir(dir.join(SEGMENTS)).ok())
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum::<u64>();
+    len(database) + len(Path::new(&wal)) + segments
 }
 
 /// The key of `identity`'s answer to `text`: blake3 over the key domain, the identity and the
@@ -100,6 +120,9 @@ struct Values {
     /// Each value's JSON text, as stored (so a write serialises a label once per distinct value).
     forms: Vec<Arc<str>>,
     index: HashMap<Arc<str>, u32>,
+    /// The slots of answers read from the sealed segment, by heap offset (each distinct answer
+    /// is read from the file once).
+    sealed: HashMap<u64, Slot>,
 }
 
 /// Values interned by one store at most; past it the table is cleared (ids are only used
@@ -150,11 +173,30 @@ impl Values {
 
     /// Forgets every value if the table has grown past [`MAX_INTERNED`] (between calls only).
     fn trim(&mut self) {
-        if self.values.len() > MAX_INTERNED {
+        if self.values.len() > MAX_INTERNED || self.sealed.len() > MAX_INTERNED {
             self.values.clear();
             self.forms.clear();
             self.index.clear();
+            self.sealed.clear();
         }
+    }
+
+    /// The slot of the answer at heap offset `at` of `segment` (`None` if it cannot be read).
+    fn sealed_slot(&mut self, at: u64, segment: &Segment) -> Option<Slot> {
+        if let Some(&slot) = self.sealed.get(&at) {
+            return Some(slot);
+        }
+        let (label, decision) = segment.answer(at).ok()?;
+        let slot = Slot {
+            output: self.intern_text(&label),
+            decision: match decision.as_deref() {
+                None => NO_DECISION,
+                Some("null") => ESCALATE,
+                Some(form) => self.intern_text(form),
+            },
+        };
+        self.sealed.insert(at, slot);
+        Some(slot)
     }
 
     fn slot(&mut self, output: &Value, decision: Option<&Decision>) -> Slot {
@@ -208,21 +250,35 @@ pub(crate) fn store_error(
     }
 }
 
-/// Refuses a database whose `meta` format is not [`STORE_FORMAT`], naming both.
-pub(crate) fn check_format(conn: &Connection, path: &Path) -> Result<(), Error> {
+/// The database's `meta` format, refused (naming both) unless it is [`STORE_FORMAT`] or
+/// [`SEALED_FORMAT`].
+pub(crate) fn check_format(conn: &Connection, path: &Path) -> Result<String, Error> {
     let format: String = conn
         .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
             r.get(0)
         })
         .map_err(store_error("reading", path))?;
-    if format == STORE_FORMAT {
-        return Ok(());
+    if format == STORE_FORMAT || format == SEALED_FORMAT {
+        return Ok(format);
     }
     Err(Error::CacheStore {
         action: "opening",
         path: path.to_owned(),
-        message: format!("its format is `{format}`, this capkit reads `{STORE_FORMAT}`"),
+        message: format!(
+            "its format is `{format}`, this capkit reads `{STORE_FORMAT}` and `{SEALED_FORMAT}`"
+        ),
     })
+}
+
+/// The sealed segment of `model` as the database names it now (its file name), if any. A
+/// database of [`STORE_FORMAT`] written by an earlier capkit may lack the table: no segment.
+pub(crate) fn sealed_name(conn: &Connection, model: i64) -> Option<String> {
+    conn.prepare_cached("SELECT file FROM segments WHERE model = ?1")
+        .ok()?
+        .query_row(params![model], |r| r.get(0))
+        .optional()
+        .ok()
+        .flatten()
 }
 
 /// Opens (creating if needed) the cache database of `dir`, in WAL mode, with its tables.
@@ -237,9 +293,22 @@ pub(crate) fn open_database(dir: &Path) -> Result<(Connection, PathBuf), Error> 
     let conn = Connection::open(&path).map_err(sql("opening"))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sql("opening"))?;
     // WAL: readers and one writer at a time, across processes; NORMAL sync is durable against
-    // a killed process (only a power loss can lose the last commits, never tear one).
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(sql("opening"))?;
+    // a killed process (only a power loss can lose the last commits, never tear one). While
+    // another connection switches a new database to WAL, this one can be told "busy" at once,
+    // without the busy timeout's wait (seen with eight openers of one new cache under load):
+    // it waits and asks again, as long as the busy timeout.
+    let started = std::time::Instant::now();
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && started.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            done => break done.map_err(sql("opening"))?,
+        }
+    }
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(sql("opening"))?;
     conn.execute_batch(
@@ -252,7 +321,11 @@ pub(crate) fn open_database(dir: &Path) -> Result<(Connection, PathBuf), Error> 
              k BLOB PRIMARY KEY,
              model INTEGER NOT NULL,
              label TEXT NOT NULL,
-             decision TEXT) WITHOUT ROWID;",
+             decision TEXT) WITHOUT ROWID;
+         CREATE TABLE IF NOT EXISTS segments(
+             model INTEGER PRIMARY KEY,
+             file TEXT NOT NULL,
+             answers INTEGER NOT NULL);",
     )
     .map_err(sql("creating"))?;
     conn.execute(
@@ -264,7 +337,7 @@ pub(crate) fn open_database(dir: &Path) -> Result<(Connection, PathBuf), Error> 
     Ok((conn, path))
 }
 
-/// The answers of one model identity, in the cache database.
+/// The answers of one model identity, in the cache database and its sealed segment.
 struct Store {
     path: PathBuf,
     prefix: blake3::Hasher,
@@ -273,6 +346,12 @@ struct Store {
     values: Values,
     /// Writing failed once: answers are no longer stored from then on.
     read_only: bool,
+    /// The model's sealed segment (its file name, as the database names it, and the open file).
+    sealed: Option<(String, Segment)>,
+    /// The segment page read last (neighbouring keys of a batch share one read).
+    page: PageBuf,
+    /// A segment that could not be opened, until [`Cached`] takes it as its warning.
+    problem: Option<Error>,
 }
 
 impl Store {
@@ -303,6 +382,9 @@ impl Store {
             conn,
             values: Values::default(),
             read_only: false,
+            sealed: None,
+            page: PageBuf::default(),
+            problem: None,
         })
     }
 
@@ -315,9 +397,11 @@ impl Store {
     /// The stored answers of `texts` (`None` for a miss). A read error counts as a miss (a cache
     /// never fails a run).
     ///
-    /// The keys are looked up in sorted order: neighbouring keys share the B-tree's pages, so a
-    /// batch reads each page once however its texts are ordered, and the stored JSON is borrowed
-    /// from the row, never copied, on its way to the interned value.
+    /// The keys are looked up in sorted order: neighbouring keys share the segment's and the
+    /// B-tree's pages, so a batch reads each page once however its texts are ordered, and the
+    /// stored JSON is borrowed from the row, never copied, on its way to the interned value.
+    /// The segment's name and the rows are read in one read transaction: a compaction moving
+    /// answers from the rows into a new segment commits both at once, so no answer is missed.
     fn get_many(&mut self, texts: &[&str]) -> Vec<Option<Slot>> {
         let mut keyed: Vec<([u8; 32], u32)> = texts
             .iter()
@@ -326,12 +410,58 @@ impl Store {
             .collect();
         keyed.sort_unstable_by_key(|k| k.0);
         let mut found = vec![None; texts.len()];
-        let Store { conn, values, .. } = self;
-        let Ok(mut st) = conn.prepare_cached("SELECT label, decision FROM answers WHERE k = ?1")
+        let Store {
+            conn,
+            values,
+            model,
+            path,
+            sealed,
+            page,
+            problem,
+            ..
+        } = self;
+        // Dropped at the end: a read transaction rolls back to nothing.
+        let Ok(snapshot) = conn.transaction() else {
+            return found;
+        };
+        let name = sealed_name(&snapshot, *model);
+        if sealed.as_ref().map(|(have, _)| have) != name.as_ref() {
+            // Offsets are per segment file.
+            values.sealed.clear();
+            *page = PageBuf::default();
+            // A segment that cannot be opened (damaged, or removed by a later compaction after
+            // this snapshot began) leaves its answers to be asked again: a waste, never a wrong
+            // answer; the run is warned.
+            *sealed = name.and_then(|name| {
+                let file = path.parent()?.join(SEGMENTS).join(&name);
+                match Segment::open(&file) {
+                    Ok(segment) => Some((name, segment)),
+                    Err(source) => {
+                        problem.get_or_insert(Error::Cache {
+                            action: "reading",
+                            path: file,
+                            source,
+                        });
+                        None
+                    }
+                }
+            });
+        }
+        let Ok(mut st) =
+            snapshot.prepare_cached("SELECT label, decision FROM answers WHERE k = ?1")
         else {
             return found;
         };
         for (key, i) in &keyed {
+            if let Some((_, segment)) = sealed
+                && let Ok(Some(at)) = segment.find(key, page)
+                && let Some(slot) = values.sealed_slot(at, segment)
+            {
+                if let Some(place) = found.get_mut(*i as usize) {
+                    *place = Some(slot);
+                }
+                continue;
+            }
             let slot = st
                 .query_row(params![&key[..]], |r| {
                     let output = values.intern_text(r.get_ref(0)?.as_str()?);
@@ -691,7 +821,7 @@ impl<M: Model> Model for Cached<M> {
                 store,
                 hits,
                 misses,
-                ..
+                warning,
             } = &mut *state;
             let Some(store) = store else {
                 drop(state);
@@ -706,6 +836,9 @@ impl<M: Model> Model for Cached<M> {
             }
             *hits += (texts.len() - missing.len()) as u64;
             *misses += missing.len() as u64;
+            if let Some(problem) = store.problem.take() {
+                warning.get_or_insert(problem);
+            }
         }
         if let Some(progress) = &self.progress {
             progress((texts.len() - missing.len()) as u64);
@@ -744,11 +877,16 @@ impl<M: Model> Model for Cached<M> {
         let mut without = 0;
         {
             let mut state = self.state();
-            let Some(store) = &mut state.store else {
+            let State { store, warning, .. } = &mut *state;
+            let Some(store) = store else {
                 drop(state);
                 return self.model.decide_batch(texts);
             };
-            for (i, slot) in store.get_many(texts).into_iter().enumerate() {
+            let found = store.get_many(texts);
+            if let Some(problem) = store.problem.take() {
+                warning.get_or_insert(problem);
+            }
+            for (i, slot) in found.into_iter().enumerate() {
                 match slot {
                     Some(slot) if slot.decision == NO_DECISION => {
                         without += 1;
@@ -838,6 +976,111 @@ mod tests {
         );
         let mut other = Store::open(&dir, "m2").unwrap();
         assert!(other.get("a").is_none());
+    }
+
+    /// The rows the database holds (answers not sealed into a segment).
+    fn rows(store: &Store) -> i64 {
+        store
+            .conn
+            .query_row("SELECT count(*) FROM answers", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    fn answer(store: &mut Store, text: &str) -> Option<(Value, Option<Decision>)> {
+        let slot = store.get(text)?;
+        Some((
+            (*store.values.get(slot.output)).clone(),
+            store.values.decision(slot),
+        ))
+    }
+
+    #[test]
+    fn sealed_answers_are_found_and_new_ones_are_stored_beside_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut c = Store::open(tmp.path(), "m").unwrap();
+        let many: Vec<String> = (0..5000).map(|i| format!("text {i}")).collect();
+        let entries: Vec<(&str, &Value, Option<&Decision>)> = many
+            .iter()
+            .map(|t| (t.as_str(), &Value::Null, None))
+            .collect();
+        c.put_all(&entries).1.unwrap();
+        c.put_all(&[
+            ("a", &json!("pos"), Some(&Decision::Escalate)),
+            ("b", &json!({"x": 1}), None),
+        ])
+        .1
+        .unwrap();
+        let mut other = Store::open(tmp.path(), "other").unwrap();
+        other.put_all(&[("a", &json!("neg"), None)]).1.unwrap();
+        crate::cache_admin::compact(tmp.path()).unwrap();
+        assert_eq!(rows(&c), 1, "every answer of `m` moved into a segment");
+        // The store opened before the compaction finds the answers where they went.
+        assert_eq!(
+            answer(&mut c, "a"),
+            Some((json!("pos"), Some(Decision::Escalate)))
+        );
+        assert_eq!(answer(&mut c, "b"), Some((json!({"x": 1}), None)));
+        // Too few to seal: they stay in the database.
+        assert_eq!(answer(&mut other, "a"), Some((json!("neg"), None)));
+        assert!(c.get("never stored").is_none());
+        assert!(
+            c.get_many(&many.iter().map(String::as_str).collect::<Vec<_>>())
+                .iter()
+                .all(Option::is_some)
+        );
+        // New answers go to the database beside the segment, and a second compaction merges.
+        c.put_all(&[("c", &json!(3), Some(&Decision::Answer(json!(3))))])
+            .1
+            .unwrap();
+        assert_eq!(rows(&c), 2);
+        crate::cache_admin::compact(tmp.path()).unwrap();
+        let mut c = Store::open(tmp.path(), "m").unwrap();
+        assert_eq!(rows(&c), 1);
+        assert_eq!(
+            answer(&mut c, "c"),
+            Some((json!(3), Some(Decision::Answer(json!(3)))))
+        );
+        assert_eq!(
+            answer(&mut c, "a"),
+            Some((json!("pos"), Some(Decision::Escalate)))
+        );
+        assert_eq!(crate::cache_admin::stats(tmp.path()).unwrap().answers, 5004);
+        // The replaced segment is gone: one file (`other` is too small to seal).
+        let files = std::fs::read_dir(tmp.path().join(SEGMENTS))
+            .unwrap()
+            .count();
+        assert_eq!(files, 1);
+    }
+
+    #[test]
+    fn a_damaged_segment_is_a_warning_and_its_answers_are_asked_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let texts: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let model = suite_core::PerItemFn::new(|t: &str| json!(t.len()));
+        Cached::new(&model, tmp.path(), "m")
+            .predict_batch(&refs)
+            .unwrap();
+        crate::cache_admin::compact(tmp.path()).unwrap();
+        let file = std::fs::read_dir(tmp.path().join(SEGMENTS))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let bytes = std::fs::read(&file).unwrap();
+        std::fs::write(&file, &bytes[..bytes.len() - 1]).unwrap();
+        let cached = Cached::new(&model, tmp.path(), "m");
+        assert_eq!(
+            cached.predict_batch(&refs[..2]).unwrap(),
+            [json!(2), json!(2)]
+        );
+        assert_eq!((cached.hits(), cached.misses()), (0, 2));
+        let warning = cached.take_warning().unwrap().to_string();
+        assert!(
+            warning.starts_with("reading the prediction cache ") && warning.contains("segments"),
+            "{warning}"
+        );
     }
 
     #[test]

@@ -52,11 +52,14 @@ mod open;
 #[cfg(feature = "openai")]
 mod openai;
 mod protocol;
+mod segment;
 mod settings;
 mod spec;
 
 pub use adapter::Adapter;
-pub use cache::{Cached, DATABASE, STORE_FORMAT, answer_key, cache_size, default_cache_dir};
+pub use cache::{
+    Cached, DATABASE, SEALED_FORMAT, STORE_FORMAT, answer_key, cache_size, default_cache_dir,
+};
 pub use error::Error;
 pub use open::{Progress, reply_cache_dir};
 pub use protocol::{
