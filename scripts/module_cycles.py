@@ -7,8 +7,9 @@ A crate's top-level modules are `src/NAME.rs` and `src/NAME/` (the crate root, `
 `main.rs`, is not one: it only declares and re-exports). Module A imports module B when a file
 of A names a path `crate::B…` (in a `use` or inline; `use crate::{B::x, C}` counts for B and
 C) or `crate::ITEM` where the crate root re-exports ITEM from B (`pub use B::ITEM`), or, in a
-top-level file, `super::B` outside a `mod … {}` block. Comments and string literals are
-skipped. Code inside a `#[cfg(test)]` module is counted apart: a test may reach any module, and
+top-level file, `super::B` outside a `mod … {}` block, or invokes `NAME!` where B defines
+`macro_rules! NAME` (a crate's own macros reach other modules by textual scope, no path).
+Comments and string literals are skipped. Code inside a `#[cfg(test)]` module is counted apart: a test may reach any module, and
 its edges are listed but not part of the graph.
 
 For each crate the script prints every edge (with the first place that makes it), then each
@@ -159,11 +160,32 @@ def reexports(root: str):
     return items
 
 
+def macro_definitions(modules):
+    """Macro name -> the top-level module whose files define it with `macro_rules!`."""
+    defined = {}
+    for module, files in modules.items():
+        for path in files:
+            code = strip_comments_and_strings(path.read_text())
+            for m in re.finditer(r"\bmacro_rules!\s*(" + IDENT + ")", code):
+                defined.setdefault(m.group(1), module)
+    return defined
+
+
+def invoked(code: str, macros):
+    """(line number, defining module) of every invocation `NAME!(…)` of a crate macro."""
+    found = []
+    for m in re.finditer(r"(?<![A-Za-z0-9_$])(" + IDENT + r")\s*!\s*[(\[{]", code):
+        if m.group(1) in macros:
+            found.append((code.count("\n", 0, m.start()) + 1, macros[m.group(1)]))
+    return found
+
+
 def analyse(crate: Path):
     src = crate / "src"
     root = src / "lib.rs" if (src / "lib.rs").exists() else src / "main.rs"
     modules = crate_modules(src)
     items = reexports(root.read_text())
+    macros = macro_definitions(modules)
     edges, test_edges = {}, {}
     for module, files in modules.items():
         for path in files:
@@ -176,6 +198,9 @@ def analyse(crate: Path):
                     for line, name in referenced(chunk, top):
                         target = name if name in modules else items.get(name)
                         if target and target != module and target in modules:
+                            table.setdefault((module, target), f"{path}:{base + line}")
+                    for line, target in invoked(chunk, macros):
+                        if target != module:
                             table.setdefault((module, target), f"{path}:{base + line}")
     test_only = {e: w for e, w in test_edges.items() if e not in edges}
     return sorted(modules), edges, test_only
