@@ -352,18 +352,24 @@ def test_golden_corpus_writejsonl_byte_for_byte(registry, tmp_path):
         assert typo.read_jsonl(f) == kept
 
 
-def test_jsonl_equals_capkit_typo_emit(tmp_path):
-    """The whole 457-name golden corpus × the embedded English registry, written by the Python
-    API, is byte for byte what `capkit typo emit` writes (splits, source and all)."""
-    exe = require_capkit()
-    corpus_file = FIXTURES / "inputs.txt"
+def capkit_typo_emit(tmp_path):
+    """`capkit typo emit` of the 457-name golden corpus (salt s1, ratio 7,2,1, unrepresentable
+    examples dropped): the file it wrote and its stderr."""
     cli_out = tmp_path / "cli.jsonl"
     proc = subprocess.run(
-        [exe, "typo", "emit", "--corpus", str(corpus_file), "--drop-unrepresentable",
-         "--salt", "s1", "--ratio", "7,2,1", "--out", str(cli_out)],
+        [require_capkit(), "typo", "emit", "--corpus", str(FIXTURES / "inputs.txt"),
+         "--drop-unrepresentable", "--salt", "s1", "--ratio", "7,2,1", "--out", str(cli_out)],
         capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stderr
+    return cli_out, proc
+
+
+def test_jsonl_equals_capkit_typo_emit(tmp_path):
+    """The whole 457-name golden corpus × the embedded English registry, written by the Python
+    API, is byte for byte what `capkit typo emit` writes (splits, source and all)."""
+    cli_out, proc = capkit_typo_emit(tmp_path)
+    corpus_file = FIXTURES / "inputs.txt"
     registry = typo.Registry()
     corpus = typo.emit(registry.select(), corpus_file.read_text().split("\n"), source="inputs.txt")
     typo.assign(corpus, (7, 2, 1), salt="s1")
@@ -604,3 +610,54 @@ def test_written_files_get_the_umask_mode_of_a_new_file(tmp_path, umask, mode):
     finally:
         os.umask(old)
     assert (tmp_path / "c.jsonl").stat().st_mode & 0o777 == mode
+
+
+def test_write_jsonl_stream_writes_capkit_typo_emits_bytes(tmp_path):
+    """The streaming emitter from Python (issue 24: one emitter for the CLI, Python and Ray):
+    the bytes `capkit typo emit` writes, and those of emit + assign + write_jsonl."""
+    cli_out, proc = capkit_typo_emit(tmp_path)
+    names = (FIXTURES / "inputs.txt").read_text().split("\n")
+    out = tmp_path / "stream.jsonl"
+    written = typo.write_jsonl_stream(
+        names, out, source="inputs.txt", ratio=(7, 2, 1), salt="s1", drop_unrepresentable=True
+    )
+    assert out.read_bytes() == cli_out.read_bytes()
+    assert f"fingerprint {written['fingerprint']}" in proc.stderr
+    assert str(written["stats"]) in proc.stderr
+    assert written["dropped"] == {"bf": sum(1 for e in typo.emit([typo.Registry()["bf"]], names) if not typo.representable(e))}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cli.jsonl", "stream.jsonl"]
+
+    # Some tasks, no split, empty sets kept, to a file object: the single-process bytes.
+    tasks = typo.Registry().select("co,hi,tos")
+    buf = io.BytesIO()
+    written = typo.write_jsonl_stream(names, buf, tasks=tasks, source="s", split=False, with_empty=True)
+    expected = typo.jsonl_bytes(typo.emit_with_empty(tasks, names, source="s"))
+    assert buf.getvalue() == expected
+    assert written["fingerprint"] == typo.fingerprint(expected) and written["dropped"] == {}
+
+
+def test_write_jsonl_stream_refusals_and_errors(tmp_path):
+    names = ["google.com", "münchen.de"]
+    bf = [typo.Registry()["bf"]]
+    out = tmp_path / "c.jsonl"
+    out.write_bytes(b"precious\n")
+    with pytest.raises(ValueError, match=r"names\[1\]: bf/\"münchen.de\" .*not valid UTF-8.*nothing was written"):
+        typo.write_jsonl_stream(names, out, tasks=bf)
+    assert out.read_bytes() == b"precious\n" and os.listdir(tmp_path) == ["c.jsonl"]
+    with pytest.raises(ValueError, match="need split=True"):
+        typo.write_jsonl_stream(names, out, split=False, salt="s")
+    with pytest.raises(TypeError, match="path .* or a binary file object"):
+        typo.write_jsonl_stream(names, 42)
+    with pytest.raises(TypeError, match="not a single str"):
+        typo.write_jsonl_stream("google.com", out)
+
+    class Full(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def write(self, b):
+            raise OSError(28, "No space left on device")
+
+    # The file object's own exception reaches the caller.
+    with pytest.raises(OSError, match="No space left"):
+        typo.write_jsonl_stream(names, Full(), tasks=typo.Registry().select("co"))

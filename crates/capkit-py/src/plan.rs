@@ -1,8 +1,12 @@
-//! Planning a profile for execution elsewhere (Ray): which distinct texts each stage sends the
+//! Planning a profile for execution elsewhere (Ray): how the texts are cut into shards, which
+//! distinct probe texts the report asks about, and which distinct texts each stage sends the
 //! models, computed by the profile engine itself over models that answer nothing, so the plan is
-//! exactly what a single-process profile would ask (a sampled teacher included).
+//! exactly what a single-process profile would ask (a sampled teacher included). `capkit_rs.ray`
+//! only calls these.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt};
 
 use profile_types::Label;
 use suite_core::{Model, ModelError, PredictionCache, Stage, TeacherSample, TextHash};
@@ -10,11 +14,13 @@ use suite_core::{Model, ModelError, PredictionCache, Stage, TeacherSample, TextH
 use crate::convert::texts_of;
 use crate::errors::suite_error;
 use crate::profile::rust_suite;
-use crate::report::{EXTRACT_SAMPLING, teacher_design};
+use crate::report::{EXTRACT_SAMPLING, report_suite, teacher_design};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_plan_texts, m)?)?;
     m.add_function(wrap_pyfunction!(_teacher_fraction, m)?)?;
+    m.add_function(wrap_pyfunction!(_plan_shards, m)?)?;
+    m.add_function(wrap_pyfunction!(_plan_probes, m)?)?;
     Ok(())
 }
 
@@ -39,6 +45,52 @@ fn _teacher_fraction(
     let stages = suite.getattr("corruptions")?.len()? + suite.getattr("invariances")?.len()?;
     let design = teacher_design((teacher_sample, teacher_budget, 0), stages, texts)?;
     Ok(design.map(|d| d.fraction()))
+}
+
+/// The `[start, end)` ranges of `count` items cut into `shards` contiguous shards of
+/// ⌈count / shards⌉ items (at most one shard per item: fewer shards than asked for when there
+/// are fewer items, and the last ones may be shorter or empty); no items are one empty shard.
+fn shard_ranges(count: usize, shards: usize) -> Vec<(usize, usize)> {
+    let shards = shards.clamp(1, count.max(1));
+    let size = count.div_ceil(shards);
+    (0..shards)
+        .map(|i| ((i * size).min(count), ((i + 1) * size).min(count)))
+        .collect()
+}
+
+/// `_plan_shards(count, shards) -> list[tuple[int, int]]`: the `[start, end)` ranges of the
+/// shards `count` texts (or names) are cut into (see [`shard_ranges`]). `shards` must be a
+/// positive `int` (a `bool` is not): anything else is a `ValueError`.
+#[pyfunction]
+fn _plan_shards(count: usize, shards: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, usize)>> {
+    let positive_int =
+        shards.is_instance_of::<PyInt>() && !shards.is_instance_of::<PyBool>() && shards.gt(0)?;
+    if !positive_int {
+        return Err(PyValueError::new_err(format!(
+            "shards must be a positive int, got {}",
+            shards.repr()?
+        )));
+    }
+    // Beyond usize, as many shards as texts.
+    let shards = shards.extract::<usize>().unwrap_or(usize::MAX);
+    Ok(shard_ranges(count, shards))
+}
+
+/// `_plan_probes(suite, *, extract=False) -> list[str]`: the distinct probe texts a report of
+/// `suite` asks both models about, once for all its texts and shards, in the order the engine
+/// sends them. A report keeps its probes as text, so a probe that is not a `str` is the
+/// `TypeError` `capture_profile_report` raises; an extractor's report has no probes.
+#[pyfunction]
+#[pyo3(signature = (suite, *, extract = false))]
+fn _plan_probes(py: Python<'_>, suite: &Bound<'_, PyAny>, extract: bool) -> PyResult<Vec<String>> {
+    let rust = report_suite(suite, &[], !extract)?;
+    let mut cache = PredictionCache::new(&Silent, &Silent);
+    cache
+        .stage(&Stage::Probes, rust.probes().iter().map(String::as_str))
+        .map_err(|e| suite_error(py, e))?;
+    Ok((0..cache.distinct_texts())
+        .map(|id| cache.text(id as u32).to_owned())
+        .collect())
 }
 
 /// A model that is never really asked: the plan only needs the texts.

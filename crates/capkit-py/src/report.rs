@@ -32,7 +32,7 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
 
 /// The Rust suite of a report: a report records its probes' predictions, so probes (which a
 /// report keeps as text) must be `str`.
-fn report_suite(
+pub(crate) fn report_suite(
     suite: &Bound<'_, PyAny>,
     texts: &[String],
     with_probes: bool,

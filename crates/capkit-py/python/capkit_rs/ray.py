@@ -171,16 +171,14 @@ def _map(ds: Any, side: str, task: str, m: Any) -> Any:
 
 def _shards(items: Any, shards: int, column: str = "text") -> List[List[str]]:
     """`items` (a list, or a Ray Dataset streamed through in order, read from `column`) in
-    `shards` contiguous shards (a positive int; anything else is a ``ValueError``)."""
-    if isinstance(shards, bool) or not isinstance(shards, int) or shards <= 0:
-        raise ValueError(f"shards must be a positive int, got {shards!r}")
+    `shards` contiguous shards, cut by the plan's rule (``_native._plan_shards``: a positive
+    int, anything else is a ``ValueError``)."""
+    _native._plan_shards(0, shards)  # refuse a bad count before reading a Dataset
     if hasattr(items, "iter_batches"):
         flat = [str(t) for b in items.iter_batches(batch_format="numpy") for t in b[column]]
     else:
         flat = [str(t) for t in items]
-    shards = max(1, min(shards, len(flat) or 1))
-    size = -(-len(flat) // shards) if flat else 0
-    return [flat[i * size : (i + 1) * size] for i in range(shards)]
+    return [flat[start:end] for start, end in _native._plan_shards(len(flat), shards)]
 
 
 def _decode(task: str, value: Any) -> Any:
@@ -236,7 +234,7 @@ def profile(
 
     # Probes (classifiers only) are predicted once, on the driver's side of the job, and every
     # shard's report carries the same probe predictions, so the reports merge.
-    probes = list(dict.fromkeys(str(p) for p in getattr(suite, "probes", []) or [])) if task == "classify" else []
+    probes = _native._plan_probes(suite, extract=task == "extract")
     probe_rows = [{"shard": -1, "pos": i, "stage": "probes", "text": p} for i, p in enumerate(probes)]
     probe_lookup = _collect(_predict(ray.data.from_items(probe_rows), task, student, teacher), task) if probe_rows else {}
     probe_answers = probe_lookup.get(-1, {"student": {}, "teacher": {}})
@@ -436,8 +434,26 @@ def typo_corpus(
 
 @ray.remote
 def _jsonl_shard(names: List[str], settings: Dict[str, Any]) -> Any:
-    corpus = _emit_shard(names, settings)
-    return corpus.to_jsonl(), len(corpus)
+    """One shard's JSONL bytes and example count, from the emitter ``capkit typo emit`` and
+    :func:`capkit_rs.typo.write_jsonl_stream` write with."""
+    import io
+
+    from . import typo
+
+    tasks = None if settings["tasks"] is None else typo.Registry().select(*settings["tasks"])
+    out = io.BytesIO()
+    written = typo.write_jsonl_stream(
+        names,
+        out,
+        tasks=tasks,
+        source=settings["source"],
+        split=settings["split"],
+        ratio=settings["ratio"] if settings["split"] else None,
+        salt=settings["salt"] if settings["split"] else "",
+        with_empty=settings["with_empty"],
+        drop_unrepresentable=settings["drop_unrepresentable"],
+    )
+    return out.getvalue(), written["stats"].examples
 
 
 def write_typo_jsonl(

@@ -15,6 +15,10 @@ byte for byte those of the Rust writer and of upstream's Go ``WriteJSONL`` (``wr
     typo.write_jsonl("corpus.jsonl", corpus)   # atomic; returns "blake3:..."
     print(typo.stats(corpus))
 
+A whole corpus straight to a file, as ``capkit typo emit`` writes it (names generated on every
+core in bounded memory, the same bytes): ``typo.write_jsonl_stream(names, "corpus.jsonl",
+tasks=tasks, source="demo")``.
+
 Names are indexed by code point and never normalised. ``bf`` flips bits of the UTF-8 bytes, so
 its variants may not be UTF-8: such a variant is ``bytes`` (every other variant is ``str``),
 never a lossy replacement, and JSONL refuses it (``representable`` tells beforehand).
@@ -72,6 +76,7 @@ __all__ = [
     "summarize",
     "task_info",
     "write_jsonl",
+    "write_jsonl_stream",
 ]
 
 
@@ -144,6 +149,7 @@ leakage = _native.typo_leakage
 representable = _native.typo_representable
 filter = _native.typo_filter
 write_jsonl = _native.typo_write_jsonl
+write_jsonl_stream = _native.typo_write_jsonl_stream
 read_jsonl = _native.typo_read_jsonl
 jsonl_bytes = _native.typo_jsonl_bytes
 stats = _native.typo_stats

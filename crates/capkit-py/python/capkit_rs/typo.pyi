@@ -27,7 +27,7 @@ __all__ = [
     "TEST", "TRAIN", "Task", "TaskInfo", "Unregistered", "VAL", "Variant", "assign", "describe",
     "emit", "emit_with_empty", "filter", "fingerprint", "jsonl_bytes", "leakage", "read_jsonl",
     "representable", "score", "select", "split_hash", "split_position", "stats", "summarize",
-    "task_info", "write_jsonl",
+    "task_info", "write_jsonl", "write_jsonl_stream",
 ]
 
 #: A member of an expected set: ``str``, or ``bytes`` when not UTF-8 (only ``bf`` makes those).
@@ -327,6 +327,22 @@ def filter(examples: _Examples, split: str) -> Corpus:
 def write_jsonl(dest: Union[_PathLike, IO[bytes]], examples: _Examples) -> str:
     """Writes JSONL byte for byte as the Rust writer (atomically to a path); returns the
     fingerprint."""
+
+def write_jsonl_stream(
+    names: Iterable[str],
+    dest: Union[_PathLike, IO[bytes]],
+    *,
+    tasks: Optional[Iterable[Task]] = None,
+    source: str = "",
+    split: bool = True,
+    ratio: Optional[_RatioLike] = None,
+    salt: str = "",
+    with_empty: bool = False,
+    drop_unrepresentable: bool = False,
+) -> Dict[str, Any]:
+    """The corpus of ``names`` written as JSONL by ``capkit typo emit``'s streaming emitter (the
+    bytes of ``emit``, ``assign`` and ``write_jsonl``); returns ``fingerprint``, ``stats`` and
+    ``dropped``."""
 
 def read_jsonl(src: Union[_PathLike, IO[bytes]]) -> Corpus:
     """Reads a JSONL corpus; a bad line is a ``ValueError`` naming file, line and column."""

@@ -398,7 +398,7 @@ fn harness_error(err: HarnessError) -> PyErr {
 }
 
 /// A ratio given as `None` (the default 80/10/10), a `Ratio`, or any sequence of three weights.
-fn ratio_of(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Ratio> {
+pub(super) fn ratio_of(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Ratio> {
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(DEFAULT_RATIO);
     };
@@ -424,7 +424,7 @@ fn ratio_of(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Ratio> {
     Ok(Ratio { train, val, test })
 }
 
-fn tasks_of(tasks: &Bound<'_, PyAny>) -> PyResult<Vec<Task>> {
+pub(super) fn tasks_of(tasks: &Bound<'_, PyAny>) -> PyResult<Vec<Task>> {
     if tasks.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
             "tasks must be Task objects (registry.select(\"co,cs\") gives them), not a str",
@@ -444,7 +444,7 @@ fn tasks_of(tasks: &Bound<'_, PyAny>) -> PyResult<Vec<Task>> {
     Ok(out)
 }
 
-fn names_of(corpus: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+pub(super) fn names_of(corpus: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if corpus.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
             "corpus must be an iterable of names, not a single str",
@@ -673,6 +673,12 @@ fn py_read_jsonl(py: Python<'_>, src: &Bound<'_, PyAny>) -> PyResult<PyCorpus> {
 #[derive(PartialEq)]
 pub(super) struct PyStats {
     inner: Stats,
+}
+
+impl From<Stats> for PyStats {
+    fn from(inner: Stats) -> PyStats {
+        PyStats { inner }
+    }
 }
 
 #[pymethods]

@@ -14,6 +14,7 @@
 
 mod corpus;
 mod score;
+mod stream;
 mod tables;
 
 use pyo3::exceptions::PyTypeError;
@@ -29,6 +30,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tables::register(m)?;
     corpus::register(m)?;
     score::register(m)?;
+    stream::register(m)?;
     Ok(())
 }
 
