@@ -9,9 +9,9 @@ use profile_stats::{
 use profile_types::value::py_str;
 use profile_types::{CaptureProfile, Label, ProbePredictions};
 use suite_core::{
-    CapabilitySuite, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, Keep, LastAnswer,
-    Memo, Model, OutcomeWriter, PredictionCache, ProfileRun, SharedLabel, Side, Stage, StageIds,
-    StudentRun, TeacherSample, compare_chunked,
+    CapabilitySuite, DEFAULT_CHUNK_SIZE, Keep, LastAnswer, Memo, Model, OutcomeWriter,
+    PredictionCache, ProfileRun, SharedLabel, Side, Stage, StageIds, StudentRun, TeacherSample,
+    compare_chunked, escalations,
 };
 
 use crate::Error;
@@ -109,17 +109,6 @@ impl Layout {
         let at = 1 + self.corruptions + 2 * i;
         (bit(o, at), bit(o, at + 1))
     }
-
-    /// The escalation word the driver appends.
-    fn escalated(&self, o: &[u32]) -> (bool, bool) {
-        escalated(o)
-    }
-}
-
-/// The escalations of an outcome: its last word, which the driver appends.
-fn escalated(o: &[u32]) -> (bool, bool) {
-    let e = o.last().copied().unwrap_or(0);
-    (e & ESCALATED_STUDENT != 0, e & ESCALATED_TEACHER != 0)
 }
 
 fn bit(words: &[u32], i: usize) -> bool {
@@ -249,7 +238,7 @@ impl<'m> CaptureRun<'m> {
                 }
             }
             if let Some(a) = &mut counts.abstention {
-                let (s, t) = layout.escalated(o);
+                let (s, t) = escalations(o);
                 a.record_n(s, t, clean, n);
             }
         }

@@ -12,9 +12,9 @@ use profile_types::value::json_kind;
 use profile_types::{ExtractiveProfile, FieldBreakdown, FieldCounts, FieldReport};
 use serde_json::{Map, Value};
 use suite_core::{
-    CapabilitySuite, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, Keep, LastAnswer,
-    Memo, Model, OutcomeWriter, PredictionCache, ProfileRun, SharedLabel, Side, Stage, StageIds,
-    StudentRun, compare_chunked,
+    CapabilitySuite, DEFAULT_CHUNK_SIZE, Keep, LastAnswer, Memo, Model, OutcomeWriter,
+    PredictionCache, ProfileRun, SharedLabel, Side, Stage, StageIds, StudentRun, compare_chunked,
+    escalations,
 };
 
 use crate::Error;
@@ -398,13 +398,8 @@ impl<'m> ExtractRun<'m> {
                 stage.changed.record_n(!l.exact(o, s), !l.exact(o, t), n);
             }
             if let Some(a) = &mut counts.abstention {
-                let e = o.last().copied().unwrap_or(0);
-                a.record_n(
-                    e & ESCALATED_STUDENT != 0,
-                    e & ESCALATED_TEACHER != 0,
-                    exact,
-                    n,
-                );
+                let (s, t) = escalations(o);
+                a.record_n(s, t, exact, n);
             }
         }
         Ok(counts)

@@ -87,6 +87,20 @@ pub const ESCALATED_STUDENT: u32 = 1;
 /// See [`ESCALATED_STUDENT`].
 pub const ESCALATED_TEACHER: u32 = 2;
 
+/// The (student, teacher) escalations of a stored outcome: its last word, which the driver
+/// appends (both `false` for an empty outcome).
+///
+/// ```
+/// use suite_core::{ESCALATED_TEACHER, escalations};
+///
+/// assert_eq!(escalations(&[0b111, ESCALATED_TEACHER]), (false, true));
+/// assert_eq!(escalations(&[]), (false, false));
+/// ```
+pub fn escalations(outcome: &[u32]) -> (bool, bool) {
+    let e = outcome.last().copied().unwrap_or(0);
+    (e & ESCALATED_STUDENT != 0, e & ESCALATED_TEACHER != 0)
+}
+
 impl<'m, K: Keep> ProfileRun<'m, K> {
     /// A run over `student` and `teacher`, keeping what `keep` makes of each answer; `probes`
     /// are predicted here, once for the whole run.

@@ -68,6 +68,7 @@ mod unicode14;
 pub use cache::{Escalations, Keep, KeepAnswers, LastAnswer, PredictionCache, StageIds};
 pub use chunk::{
     ChunkFn, DEFAULT_CHUNK_SIZE, ESCALATED_STUDENT, ESCALATED_TEACHER, OutcomeWriter, ProfileRun,
+    escalations,
 };
 pub use error::Error;
 pub use memo::Memo;
