@@ -674,10 +674,7 @@ fn check(ok: bool, at: &str, message: &str) -> Result<(), Error> {
     if ok {
         Ok(())
     } else {
-        Err(Error::Invalid {
-            at: at.to_owned(),
-            message: message.to_owned(),
-        })
+        Err(invalid(at, message.to_owned()))
     }
 }
 
