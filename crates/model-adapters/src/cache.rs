@@ -420,33 +420,43 @@ impl Store {
             problem,
             ..
         } = self;
-        // Dropped at the end: a read transaction rolls back to nothing.
-        let Ok(snapshot) = conn.transaction() else {
-            return found;
-        };
-        let name = sealed_name(&snapshot, *model);
-        if sealed.as_ref().map(|(have, _)| have) != name.as_ref() {
+        // Dropped at the end: a read transaction rolls back to nothing. A segment this snapshot
+        // names but a later compaction has already removed is looked for again in a newer
+        // snapshot, which names its successor. One that cannot be opened otherwise (damaged)
+        // leaves its answers to be asked again: a waste, never a wrong answer; the run is warned.
+        let mut tries = 0;
+        let snapshot = loop {
+            let Ok(snapshot) = conn.unchecked_transaction() else {
+                return found;
+            };
+            let name = sealed_name(&snapshot, *model);
+            if sealed.as_ref().map(|(have, _)| have) == name.as_ref() {
+                break snapshot;
+            }
             // Offsets are per segment file.
             values.sealed.clear();
             *page = PageBuf::default();
-            // A segment that cannot be opened (damaged, or removed by a later compaction after
-            // this snapshot began) leaves its answers to be asked again: a waste, never a wrong
-            // answer; the run is warned.
-            *sealed = name.and_then(|name| {
-                let file = path.parent()?.join(SEGMENTS).join(&name);
-                match Segment::open(&file) {
-                    Ok(segment) => Some((name, segment)),
-                    Err(source) => {
-                        problem.get_or_insert(Error::Cache {
-                            action: "reading",
-                            path: file,
-                            source,
-                        });
-                        None
-                    }
+            *sealed = None;
+            let (Some(name), Some(dir)) = (name, path.parent()) else {
+                break snapshot;
+            };
+            let file = dir.join(SEGMENTS).join(&name);
+            match Segment::open(&file) {
+                Ok(segment) => {
+                    *sealed = Some((name, segment));
+                    break snapshot;
                 }
-            });
-        }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 3 => tries += 1,
+                Err(source) => {
+                    problem.get_or_insert(Error::Cache {
+                        action: "reading",
+                        path: file,
+                        source,
+                    });
+                    break snapshot;
+                }
+            }
+        };
         let Ok(mut st) =
             snapshot.prepare_cached("SELECT label, decision FROM answers WHERE k = ?1")
         else {
@@ -1081,6 +1091,44 @@ mod tests {
             warning.starts_with("reading the prediction cache ") && warning.contains("segments"),
             "{warning}"
         );
+    }
+
+    #[test]
+    fn lookups_during_compactions_find_every_answer() {
+        // A reader in one thread, compactions (each sealing new answers and replacing the
+        // segment) in another: every lookup is a hit, however the two interleave.
+        let tmp = tempfile::tempdir().unwrap();
+        let texts: Vec<String> = (0..6000).map(|i| format!("t{i}")).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let model = suite_core::PerItemFn::new(|t: &str| json!(t.len()));
+        Cached::new(&model, tmp.path(), "m")
+            .predict_batch(&refs[..5000])
+            .unwrap();
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let reader = Cached::new(&model, tmp.path(), "m");
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for round in 0..4 {
+                    let fresh = &refs[5000 + round * 250..5000 + (round + 1) * 250];
+                    Cached::new(&model, tmp.path(), "m")
+                        .predict_batch(fresh)
+                        .unwrap();
+                    crate::cache_admin::compact(tmp.path()).unwrap();
+                }
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+            });
+            let mut rounds = 0;
+            while !done.load(std::sync::atomic::Ordering::SeqCst) || rounds == 0 {
+                for chunk in refs[..5000].chunks(500) {
+                    reader.predict_batch(chunk).unwrap();
+                }
+                rounds += 1;
+            }
+        });
+        assert_eq!(reader.misses(), 0);
+        assert!(reader.take_warning().is_none());
+        let s = crate::cache_admin::stats(tmp.path()).unwrap();
+        assert_eq!(s.answers, 6000);
     }
 
     #[test]
