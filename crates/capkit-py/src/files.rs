@@ -9,7 +9,7 @@
 //! the Python errors.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use outfile::{Staged, parent_dir};
 pub(crate) use outfile::{WriteError, write_atomically};
@@ -64,6 +64,20 @@ pub(crate) fn check_writable(path: &Path) -> PyResult<()> {
             "cannot create a file in this directory",
         )
     })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_write_atomically, m)?)?;
+    Ok(())
+}
+
+/// `_write_atomically(path, data)`: `data` written to `path` as the command line writes its
+/// outputs (a temporary file `.NAME.capkit-*.tmp` beside it, synced, renamed into place, removed
+/// on failure; the mode the umask gives a new file), with the GIL released; an `OSError` naming
+/// the file on failure. For the package's Python modules (`capkit_rs.ray`'s corpus shards).
+#[pyfunction]
+fn _write_atomically(py: Python<'_>, path: PathBuf, data: &[u8]) -> PyResult<()> {
+    py.detach(|| write_bytes_atomically(&path, data))
 }
 
 /// [`write_atomically`] of bytes at hand, as an `OSError` on failure.

@@ -52,5 +52,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fingerprint::register(m)?;
     adapters::register(m)?;
     cache::register(m)?;
+    files::register(m)?;
     Ok(())
 }

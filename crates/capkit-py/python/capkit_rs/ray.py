@@ -482,7 +482,6 @@ def write_typo_jsonl(
     any work: older shards would join the concatenation), and a failure removes every shard this
     call wrote, so nothing is left behind. Files get the mode the umask gives a new file."""
     import os
-    import uuid
 
     from .typo import Fingerprinter, fingerprint
 
@@ -512,17 +511,9 @@ def write_typo_jsonl(
             except Exception as exc:
                 raise RuntimeError(f"typo shard {index} ({len(parts[index])} names) failed: {exc}") from exc
             path = os.path.join(out_dir, f"part-{index:05d}.jsonl")
-            tmp = os.path.join(out_dir, f".part-{index:05d}.{uuid.uuid4().hex}.tmp")
-            # 0o666 less the umask, as any new file (mkstemp's would be 0o600 whatever the umask).
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
-                raise
+            # As every file capkit writes (the library `outfile`): a temporary file beside it,
+            # synced and renamed into place, removed on failure, with the umask's mode.
+            _native._write_atomically(path, data)
             manifest.append({"path": path, "names": len(parts[index]), "examples": examples, "bytes": len(data), "fingerprint": fingerprint(data)})
             corpus.update(data)
     except BaseException:
