@@ -227,3 +227,33 @@ fn user_text_is_bidi_isolated() {
     }
     assert!(seen > 5, "{seen}");
 }
+
+#[test]
+fn a_field_that_is_not_a_str_is_named_on_the_page_as_the_json_names_it() {
+    // A breakdown whose `name` field is the Python int 1 (JSON label `[1]`, stored in Rust as
+    // capkit's NUL-led key form): the heat map's row says `[1]`, never the stored form.
+    fn rename(map: &mut capture::serde_json::Value) {
+        if let Some(obj) = map.as_object_mut()
+            && let Some(counts) = obj.remove("name")
+        {
+            obj.insert("[1]".to_owned(), counts);
+        }
+    }
+    let mut report = common::extract_report();
+    let fields = &mut report["fields"];
+    rename(&mut fields["clean"]);
+    for section in ["corruptions", "invariances"] {
+        if let Some(stages) = fields[section].as_object_mut() {
+            for stage in stages.values_mut() {
+                rename(&mut stage["student"]);
+                rename(&mut stage["teacher"]);
+            }
+        }
+    }
+    let html = common::page(&[("r.json", report)]);
+    assert!(html.contains(">[1]<"), "no row named [1]");
+    assert!(
+        !html.contains("capkit:key"),
+        "the stored form is on the page"
+    );
+}
