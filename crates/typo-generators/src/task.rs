@@ -285,7 +285,10 @@ impl Task {
                     Generator::Dhs => rules::dot_hyphen_substitution(input, out),
                     Generator::Tos => rules::token_order_swap(input, out),
                     Generator::Sp => inflect::singular_pluralise(input, out),
-                    Generator::Hs(w) | Generator::Cm(w) => tables::swap_word_sets(input, w, out),
+                    Generator::Hs(w) | Generator::Cm(w) => match w.set_of_word(input) {
+                        Some(set) => out.extend_from_slice(set),
+                        None => tables::swap_word_sets(input, w, out),
+                    },
                     Generator::Cns(n) | Generator::Ons(n) => tables::numeral_swap(input, n, out),
                     Generator::Rar(k) => keys::repetition_adjacent_replacement(input, k, out),
                     // Handled above.
@@ -309,6 +312,31 @@ impl Task {
             debug_assert!(generate::is_finished(out, input), "{}: {input:?}", self.id);
         } else {
             generate::finish_in_place(out, input);
+        }
+    }
+
+    /// The set of `input` when this task knows it without running its generator, borrowed:
+    /// for `hs` and `cm` (the `homophones` and `misspellings` tables), an input that is one of
+    /// the table's words (each word's set is computed once per registry, on the first call) and
+    /// an input in which a quick scan finds that no table word can occur (the empty set). `None`
+    /// for other inputs and every other task. When `Some`, it is exactly what
+    /// [`expect`](Task::expect) returns for `input`, without a copy: a caller asking for the
+    /// sets of a text's words one by one (the transform catalogue) does a lookup per word.
+    ///
+    /// ```
+    /// use typo_generators::{Data, Registry};
+    /// let registry = Registry::new(&Data::english());
+    /// let cm = registry.get("cm").unwrap();
+    /// let set = cm.precomputed("definitely").unwrap();
+    /// assert_eq!(set, cm.expect("definitely").as_slice());
+    /// assert_eq!(cm.precomputed("zq"), Some(&[][..])); // shorter than any table word
+    /// assert!(cm.precomputed("definitely.").is_none()); // a word occurs: a run decides
+    /// assert!(registry.get("co").unwrap().precomputed("definitely").is_none());
+    /// ```
+    pub fn precomputed(&self, input: &str) -> Option<&[Variant]> {
+        match &self.generator {
+            Generator::Hs(w) | Generator::Cm(w) => w.known_set(input),
+            _ => None,
         }
     }
 

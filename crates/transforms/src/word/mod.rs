@@ -104,7 +104,7 @@ pub(crate) fn table_path(p: &Params<'_>) -> Result<Option<std::path::PathBuf>, R
 }
 
 /// The byte ranges of the tokens of `text`: maximal runs of non-whitespace characters.
-#[cfg(feature = "typo-tasks")]
+#[cfg(test)]
 pub(crate) fn tokens(text: &str) -> Vec<Range<usize>> {
     Tokens::new(text).collect()
 }
@@ -152,28 +152,9 @@ impl<'a> Tokens<'a> {
         if base >= text.len() {
             return false;
         }
-        let mut end = (base + 64).min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
+        let end = chunk_end(text, base);
         let chunk = text.as_bytes().get(base..end).unwrap_or_default();
-        let (mut space, mut maybe) = (0u64, 0u64);
-        let mut words = chunk.chunks_exact(8);
-        for (k, word) in words.by_ref().enumerate() {
-            let mut eight = [0u8; 8];
-            eight.copy_from_slice(word);
-            let (s, m) = whitespace_bytes(u64::from_le_bytes(eight));
-            space |= s << (8 * k);
-            maybe |= m << (8 * k);
-        }
-        let done = chunk.len() - words.remainder().len();
-        for (i, &b) in words.remainder().iter().enumerate() {
-            let mut eight = [0u8; 8];
-            eight[0] = b;
-            let (s, m) = whitespace_bytes(u64::from_le_bytes(eight));
-            space |= (s & 1) << (done + i);
-            maybe |= (m & 1) << (done + i);
-        }
+        let (mut space, mut maybe) = chunk_masks(chunk, whitespace_bytes);
         while maybe != 0 {
             let i = maybe.trailing_zeros() as usize;
             maybe &= maybe - 1;
@@ -216,6 +197,43 @@ fn whitespace_bytes(x: u64) -> (u64, u64) {
     // Gather the eight high bits into the low byte (distinct partial products: no carries).
     let pack = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
     (pack(space), pack(lead))
+}
+
+/// Where the chunk starting at `base` ends: 64 bytes on, or the text's end, moved back to a
+/// character boundary (a chunk is never empty: a character has at most 4 bytes).
+fn chunk_end(text: &str, base: usize) -> usize {
+    let mut end = (base + 64).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// Two bit masks of a chunk of at most 64 bytes (bit `i`: byte `i`), from `eight`, which
+/// classifies 8 bytes at a time (byte `i` of its argument: bit `i` of each mask). The last few
+/// bytes are padded with zero bytes, which `eight` must put in neither mask.
+fn chunk_masks(chunk: &[u8], eight: impl Fn(u64) -> (u64, u64)) -> (u64, u64) {
+    let (mut a, mut b) = (0u64, 0u64);
+    let mut parts = chunk.chunks_exact(8);
+    for (k, part) in parts.by_ref().enumerate() {
+        let mut buf = [0u8; 8];
+        buf.copy_from_slice(part);
+        let (x, y) = eight(u64::from_le_bytes(buf));
+        a |= x << (8 * k);
+        b |= y << (8 * k);
+    }
+    let rest = parts.remainder();
+    if !rest.is_empty() {
+        let mut buf = [0u8; 8];
+        for (b, &r) in buf.iter_mut().zip(rest) {
+            *b = r;
+        }
+        let (x, y) = eight(u64::from_le_bytes(buf));
+        let k = chunk.len() - rest.len();
+        a |= x << k;
+        b |= y << k;
+    }
+    (a, b)
 }
 
 impl Iterator for Tokens<'_> {
@@ -261,33 +279,130 @@ fn is_apostrophe(c: char) -> bool {
     c == '\'' || c == '\u{2019}'
 }
 
+/// `[0-9A-Za-z]` by byte (every other byte `false`).
+const ASCII_ALNUM: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    table
+};
+
 /// The byte ranges of the lexical words of `text`: maximal runs of alphanumeric characters and
 /// the combining marks after them, an apostrophe between two such characters included.
+///
+/// Runs of ASCII bytes are scanned by the byte, in tight loops (no ASCII character is a combining
+/// mark, and ASCII's alphanumerics are `[0-9A-Za-z]`); only other characters are decoded and,
+/// inside a word, looked up in the general-category table. A decode and a category lookup at
+/// every character was most of a table rewrite's time.
 pub(crate) fn lexical_words(text: &str) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut start: Option<usize> = None;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let inside = if c.is_alphanumeric() || (start.is_some() && is_mark(c)) {
-            true
-        } else if start.is_some() && is_apostrophe(c) {
-            chars.peek().is_some_and(|&(_, n)| n.is_alphanumeric())
-        } else {
-            false
-        };
-        match (inside, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                out.push(s..i);
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push(s..text.len());
-    }
+    // English averages more than five bytes a word: one allocation for most texts.
+    let mut out = Vec::with_capacity(text.len() / 4 + 4);
+    scan_lexical_words(text, |range, _| out.push(range));
     out
+}
+
+/// [`lexical_words`] as a scan: `found(range, ascii)` for each word in order, `ascii` telling
+/// whether the word is all ASCII (so its table key is the word lower-cased, as long).
+///
+/// The text is read in chunks of up to 64 bytes (cut at character boundaries), like [`Tokens`]:
+/// a chunk of ASCII without an apostrophe is classified 8 bytes at a time into a bit mask of its
+/// alphanumeric bytes, and its words start and end where that mask changes. A chunk with an
+/// apostrophe or a non-ASCII byte is read a character at a time, with the same rules; the open
+/// word (if any) carries from chunk to chunk either way.
+pub(crate) fn scan_lexical_words(text: &str, mut found: impl FnMut(Range<usize>, bool)) {
+    let bytes = text.as_bytes();
+    let at = |i: usize| text.get(i..).and_then(|rest| rest.chars().next());
+    let alnum_at = |i: usize| at(i).is_some_and(char::is_alphanumeric);
+    // The open word: its start, and whether it is all ASCII so far.
+    let mut open: Option<(usize, bool)> = None;
+    let mut base = 0;
+    while base < bytes.len() {
+        let end = chunk_end(text, base);
+        let chunk = bytes.get(base..end).unwrap_or_default();
+        let (alnum, special) = lexical_masks(chunk);
+        if special == 0 {
+            let n = chunk.len();
+            let valid = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+            let before = (alnum << 1) | u64::from(open.is_some());
+            let (mut starts, mut ends) = (alnum & !before & valid, !alnum & before & valid);
+            // Starts and ends alternate in text order.
+            loop {
+                match open {
+                    None if starts != 0 => {
+                        open = Some((base + starts.trailing_zeros() as usize, true));
+                        starts &= starts - 1;
+                    }
+                    Some((start, ascii)) if ends != 0 => {
+                        found(start..base + ends.trailing_zeros() as usize, ascii);
+                        ends &= ends - 1;
+                        open = None;
+                    }
+                    _ => break,
+                }
+            }
+        } else {
+            let mut i = base;
+            while i < end {
+                let Some(c) = at(i) else { break };
+                let inside = if c.is_ascii() {
+                    ASCII_ALNUM[c as usize] || (c == '\'' && open.is_some() && alnum_at(i + 1))
+                } else {
+                    c.is_alphanumeric()
+                        || (open.is_some()
+                            && (is_mark(c) || (is_apostrophe(c) && alnum_at(i + c.len_utf8()))))
+                };
+                match (inside, open) {
+                    (true, None) => open = Some((i, c.is_ascii())),
+                    (true, Some((start, ascii))) => open = Some((start, ascii && c.is_ascii())),
+                    (false, Some((start, ascii))) => {
+                        found(start..i, ascii);
+                        open = None;
+                    }
+                    (false, None) => {}
+                }
+                i += c.len_utf8();
+            }
+        }
+        base = end;
+    }
+    if let Some((start, ascii)) = open {
+        found(start..bytes.len(), ascii);
+    }
+}
+
+/// The bit masks (bit `i`: byte `i`) of a chunk of at most 64 bytes: its ASCII alphanumeric
+/// bytes, and its "special" bytes (non-ASCII, or an apostrophe), which need the character-wise
+/// reading. SWAR over 8 bytes at a time, as [`whitespace_bytes`].
+fn lexical_masks(chunk: &[u8]) -> (u64, u64) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let eight = |x: u64| {
+        // High bit of each byte that is zero (exact: no borrow crosses bytes).
+        let zero = |t: u64| !((((t & LOW7) + LOW7) | t) | LOW7);
+        // High bit of each byte whose low seven bits are in lo..=hi.
+        let low7_in = |lo: u8, hi: u8| {
+            let at_least = (x & LOW7) + ONES * u64::from(0x80 - lo);
+            let above = (x & LOW7) + ONES * u64::from(0x7f - hi);
+            at_least & !above & HIGH
+        };
+        // An ASCII letter of either case ORed with 0x20 is in a..=z, and no other ASCII byte
+        // is (the five that land beside it, from `@` and `[` to `_`, map to `` ` `` and `{`..`\x7f`).
+        let folded = x | (ONES * 0x20);
+        let letter = {
+            let at_least = (folded & LOW7) + ONES * u64::from(0x80 - b'a');
+            let above = (folded & LOW7) + ONES * u64::from(0x7f - b'z');
+            at_least & !above & HIGH
+        };
+        let alnum = (low7_in(b'0', b'9') | letter) & !x;
+        let special = (x & HIGH) | zero(x ^ (ONES * u64::from(b'\'')));
+        let pack = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
+        (pack(alnum), pack(special))
+    };
+    chunk_masks(chunk, eight)
 }
 
 /// The letter case of a word, as far as a replacement should copy it.
@@ -429,6 +544,65 @@ mod tests {
         fn tokens_agree_with_char_is_whitespace(text in "(\\PC|\\s|\u{85}|\u{a0}|\u{3000}|\u{2029}){0,200}") {
             let got: Vec<&str> = Tokens::new(&text).map(|r| &text[r]).collect();
             proptest::prop_assert_eq!(got, split_tokens(&text));
+        }
+    }
+
+    /// [`lexical_words`] as first written, a character at a time: what the byte scan must equal.
+    fn lexical_words_by_char(text: &str) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        let mut start: Option<usize> = None;
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let inside = if c.is_alphanumeric() || (start.is_some() && is_mark(c)) {
+                true
+            } else if start.is_some() && is_apostrophe(c) {
+                chars.peek().is_some_and(|&(_, n)| n.is_alphanumeric())
+            } else {
+                false
+            };
+            match (inside, start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    out.push(s..i);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = start {
+            out.push(s..text.len());
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lexical_words_agree_with_the_char_scan(text in "(\\PC|\\s|['’\u{301}\u{0e33}0-9a-zA-Z]){0,120}") {
+            proptest::prop_assert_eq!(lexical_words(&text), lexical_words_by_char(&text));
+        }
+
+        /// Long ASCII runs (the 8-bytes-at-a-time chunks) with the odd apostrophe, mark or
+        /// non-ASCII letter (the character-wise chunks), so words cross chunks of both kinds.
+        #[test]
+        fn lexical_words_agree_across_chunk_kinds(text in "([a-zA-Z0-9 .,\\-]{0,90}(['’\u{301}é]|\\PC)?){0,5}") {
+            proptest::prop_assert_eq!(lexical_words(&text), lexical_words_by_char(&text));
+        }
+    }
+
+    #[test]
+    fn lexical_words_agree_with_a_special_character_at_every_offset() {
+        for special in ["'", "’", "\u{301}", "é", "\u{a0}", "漢"] {
+            for at in 0..140 {
+                let mut text: String = "ab cd'ef gh-ij ".chars().cycle().take(at).collect();
+                text.push_str(special);
+                text.push_str("xy z0 9q rst uvw ");
+                text.push_str(&"kl mn ".repeat(12));
+                assert_eq!(
+                    lexical_words(&text),
+                    lexical_words_by_char(&text),
+                    "{special:?} at {at}"
+                );
+            }
         }
     }
 

@@ -9,12 +9,13 @@
 //! lower-cased, `’` read as `'`; a key of several words matches those words separated by
 //! whitespace only, and the longest key wins where several start at one word.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
 
-use super::{lexical_words, table_key};
+use foldhash::fast::FixedState;
+
+use super::{lexical_words, scan_lexical_words, table_key};
 
 /// The rows of one table file: (1-based line, fields).
 #[derive(Debug, Clone)]
@@ -96,12 +97,34 @@ fn table_error(source: &str, line: usize, message: String) -> String {
 }
 
 /// Keys of one or more words, matched longest first against a text's lexical words.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PhraseMap {
-    ids: HashMap<String, usize>,
-    /// The most words of a key starting with each word (only words that start a key of two or
-    /// more words are here): at most other words, one lookup decides.
-    longest_from: HashMap<String, usize>,
+    /// Every key (its words joined by single spaces) and every word that starts a key of two or
+    /// more words: one lookup of a text's word finds both what it is and what it starts.
+    slots: HashMap<Box<str>, Slot, FixedState>,
+    /// `ascii_first[b]`, bit `n`: some single-word key or first word of a key is ASCII, starts
+    /// with byte `b` and is `n` bytes long (bit 63: 63 or more). An ASCII word's key is the word
+    /// lower-cased, the same length, so an ASCII word whose bit is clear has no slot: most words
+    /// of a text are ruled out without being hashed.
+    ascii_first: [u64; 128],
+}
+
+/// What a key or a key's first word leads to.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    /// The key's id, when this is a key.
+    id: Option<usize>,
+    /// The most words of a key starting with this word (1 when it starts no longer key).
+    longest: usize,
+}
+
+impl Default for PhraseMap {
+    fn default() -> PhraseMap {
+        PhraseMap {
+            slots: HashMap::default(),
+            ascii_first: [0; 128],
+        }
+    }
 }
 
 impl PhraseMap {
@@ -119,62 +142,89 @@ impl PhraseMap {
             }
             words.push(table_key(word).into_owned());
         }
-        if words.len() > 1 {
-            let longest = self.longest_from.entry(words[0].clone()).or_default();
-            *longest = (*longest).max(words.len());
-        }
-        if words.is_empty() {
+        let Some(first) = words.first() else {
             return Err("empty key".into());
+        };
+        if let Some(&b) = first.as_bytes().first()
+            && first.is_ascii()
+        {
+            self.ascii_first[usize::from(b & 0x7f)] |= 1u64 << first.len().min(63);
         }
-        let key = words.join(" ");
-        if self.ids.contains_key(&key) {
+        let first_slot = self.slots.entry(first.as_str().into()).or_default();
+        first_slot.longest = first_slot.longest.max(words.len());
+        let slot = self.slots.entry(words.join(" ").into()).or_default();
+        if slot.id.is_some() {
             return Ok(false);
         }
-        self.ids.insert(key, id);
+        slot.id = Some(id);
         Ok(true)
+    }
+
+    /// Whether the text's word `bytes` (`ascii`: all ASCII) may have a slot (false: it certainly
+    /// has none).
+    fn may_start(&self, bytes: &[u8], ascii: bool) -> bool {
+        match bytes.first() {
+            Some(&b) if ascii => {
+                (self.ascii_first[usize::from(b.to_ascii_lowercase() & 0x7f)]
+                    >> bytes.len().min(63))
+                    & 1
+                    != 0
+            }
+            _ => true,
+        }
     }
 
     /// The matches in `text`, left to right, non-overlapping, longest key first at each word:
     /// (byte range of the matched words, id).
     pub fn matches(&self, text: &str) -> Vec<(Range<usize>, usize)> {
-        let words = lexical_words(text);
-        let keys: Vec<Cow<str>> = words.iter().map(|r| table_key(&text[r.clone()])).collect();
+        // Each word, and whether it may start a match (most words are ruled out as they are
+        // found, by their first byte and length).
+        let mut words: Vec<(Range<usize>, bool)> = Vec::with_capacity(text.len() / 4 + 4);
+        let bytes = text.as_bytes();
+        scan_lexical_words(text, |range, ascii| {
+            let may = self.may_start(bytes.get(range.clone()).unwrap_or_default(), ascii);
+            words.push((range, may));
+        });
         let mut out = Vec::new();
         let mut key = String::new();
         let mut i = 0;
-        while i < words.len() {
+        while let Some((range, may)) = words.get(i) {
+            let found = if *may {
+                let first = table_key(&text[range.clone()]);
+                self.slots.get(&*first).map(|slot| (first, slot))
+            } else {
+                None
+            };
+            let Some((first, slot)) = found else {
+                i += 1;
+                continue;
+            };
             let mut matched = 0;
-            let longest = self
-                .longest_from
-                .get(&*keys[i])
-                .map_or(1, |&n| n.min(words.len() - i));
-            for len in (1..=longest).rev() {
-                if len == 1 {
-                    if let Some(&id) = self.ids.get(&*keys[i]) {
-                        out.push((words[i].clone(), id));
-                        matched = 1;
-                    }
-                    break;
-                }
+            for len in (2..=slot.longest.min(words.len() - i)).rev() {
                 let joined_by_spaces = (i..i + len - 1).all(|j| {
-                    let gap = &text[words[j].end..words[j + 1].start];
+                    let gap = &text[words[j].0.end..words[j + 1].0.start];
                     !gap.is_empty() && gap.chars().all(char::is_whitespace)
                 });
                 if !joined_by_spaces {
                     continue;
                 }
                 key.clear();
-                for (j, k) in keys[i..i + len].iter().enumerate() {
-                    if j > 0 {
-                        key.push(' ');
-                    }
-                    key.push_str(k);
+                key.push_str(&first);
+                for (r, _) in &words[i + 1..i + len] {
+                    key.push(' ');
+                    key.push_str(&table_key(&text[r.clone()]));
                 }
-                if let Some(&id) = self.ids.get(&key) {
-                    out.push((words[i].start..words[i + len - 1].end, id));
+                if let Some(&Slot { id: Some(id), .. }) = self.slots.get(key.as_str()) {
+                    out.push((range.start..words[i + len - 1].0.end, id));
                     matched = len;
                     break;
                 }
+            }
+            if matched == 0
+                && let Some(id) = slot.id
+            {
+                out.push((range.clone(), id));
+                matched = 1;
             }
             i += matched.max(1);
         }

@@ -14,7 +14,10 @@
 //! Only typo-tasks' public API is used ([`Registry`], [`Task::expect_into`], [`Variant`]), so
 //! moving the generators to a crate of their own changes nothing here.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
 use std::sync::OnceLock;
 
 use suite_core::{ResolveError, Transform};
@@ -24,7 +27,7 @@ use crate::descriptor::{BuildFn, Descriptor, Kind, Level};
 use crate::param::{Param, ParamType, Params};
 use crate::rng::seeded;
 
-use super::tokens;
+use super::Tokens;
 use crate::rng::{Probability, TextRng};
 
 /// Tokens longer than this many characters are left unchanged: every set stays small (a few
@@ -53,6 +56,10 @@ pub fn uses_layout(id: &str) -> bool {
 pub struct TypoTask {
     task: Task,
     rate: Probability,
+    /// Which sets this task computes, for the thread's [`SetCache`]: the generator's index in
+    /// `CATALOG` and the layout's in [`Keyboard::NAMES`] (a registry is built once per layout,
+    /// so two tasks with one key compute the same sets).
+    key: usize,
 }
 
 impl TypoTask {
@@ -60,7 +67,8 @@ impl TypoTask {
     /// catalogue), with keyboard `layout` (one of [`Keyboard::NAMES`]; read only by `acs`, `aci`
     /// and `rar`).
     pub fn new(id: &str, rate: f64, layout: &str) -> Result<TypoTask, String> {
-        let registry = registry(layout)?;
+        let (registry, layout_index) = registry(layout)?;
+        let generator_index = CATALOG.iter().position(|info| info.id == id).unwrap_or(0);
         let task =
             registry
                 .get(id)
@@ -73,6 +81,7 @@ impl TypoTask {
         Ok(TypoTask {
             task,
             rate: Probability::new(rate),
+            key: layout_index * CATALOG.len() + generator_index,
         })
     }
 
@@ -85,57 +94,144 @@ impl TypoTask {
     /// Corrupts `text`, drawing from `rng`: one decision per token, in order, then one choice per
     /// picked token that has a set.
     ///
-    /// A text repeats its words, so the sets computed are kept for the rest of the call, up to
-    /// [`MEMO_BYTES`] of variants (memory stays bounded on adversarial text of distinct words);
-    /// the draws, and so the output, are the same with or without the memo.
+    /// A token whose set the generator keeps precomputed (the table words of `hs` and `cm`, and
+    /// the words in which no table word can occur: [`Task::precomputed`]) is answered from it,
+    /// borrowed. Other sets are computed once and kept in this thread's [`SetCache`] for later
+    /// tokens and texts (texts share their words); the draws, and so the output, are the same
+    /// with the cache warm, cold or cleared.
     pub fn apply(&self, text: &str, rng: &mut TextRng) -> String {
         if self.rate.is_zero() {
             return text.to_owned();
         }
-        let mut memo: HashMap<&str, Vec<Variant>> = HashMap::new();
-        let mut budget = MEMO_BYTES;
-        let mut scratch: Vec<Variant> = Vec::new();
+        SETS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut cache) => self.apply_with(text, rng, &mut cache),
+            // Only if an apply ran inside an apply on this thread, which none does.
+            Err(_) => self.apply_with(text, rng, &mut SetCache::default()),
+        })
+    }
+
+    fn apply_with(&self, text: &str, rng: &mut TextRng, cache: &mut SetCache) -> String {
         let mut edits = Vec::new();
-        for range in tokens(text) {
+        for range in Tokens::new(text) {
             if !rng.chance(self.rate) {
                 continue;
             }
             let token = &text[range.clone()];
-            if token.chars().nth(MAX_TOKEN_CHARS).is_some() {
+            // (A token of at most MAX_TOKEN_CHARS bytes has at most as many characters.)
+            if token.len() > MAX_TOKEN_CHARS && token.chars().nth(MAX_TOKEN_CHARS).is_some() {
                 continue;
             }
-            let set = match memo.get(token) {
-                Some(set) => set,
-                None => {
-                    self.task.expect_into(token, &mut scratch);
-                    // A text stays text, and a word stays one word.
-                    scratch
-                        .retain(|v| v.as_str().is_some_and(|s| !s.contains(char::is_whitespace)));
-                    let bytes: usize = scratch.iter().map(|v| v.len() + 32).sum();
-                    if bytes <= budget {
-                        budget -= bytes;
-                        memo.entry(token).or_insert(std::mem::take(&mut scratch))
-                    } else {
-                        &scratch
-                    }
+            let pick = if let Some(set) = self.task.precomputed(token) {
+                // The members a computed set keeps, in order: the same draw picks the same one.
+                let n = set.iter().filter(|v| usable(v)).count();
+                if n == 0 {
+                    continue;
                 }
+                let k = rng.below(n);
+                if n == set.len() {
+                    set.get(k)
+                } else {
+                    set.iter().filter(|v| usable(v)).nth(k)
+                }
+            } else {
+                let set = cache.set(self.key, token, |out| {
+                    self.task.expect_into(token, out);
+                    out.retain(usable);
+                });
+                if set.is_empty() {
+                    continue;
+                }
+                set.get(rng.below(set.len()))
             };
-            if set.is_empty() {
-                continue;
-            }
-            if let Some(s) = set[rng.below(set.len())].as_str() {
-                edits.push((range, s.to_owned()));
+            // A clone, not a `String`: a variant of up to 30 bytes is stored inline (no
+            // allocation), and every usable variant is UTF-8.
+            if let Some(v) = pick {
+                edits.push((range, v.clone()));
             }
         }
-        super::splice(text, &edits)
+        let extra: usize = edits.iter().map(|(_, v)| v.len()).sum();
+        let mut out = String::with_capacity(text.len() + extra);
+        let mut at = 0;
+        for (range, with) in &edits {
+            out.push_str(text.get(at..range.start).unwrap_or_default());
+            out.push_str(with.as_str().unwrap_or_default());
+            at = range.end;
+        }
+        out.push_str(text.get(at..).unwrap_or_default());
+        out
     }
 }
 
-/// The most variant bytes (plus 32 per variant) one call of [`TypoTask::apply`] keeps for reuse.
-pub const MEMO_BYTES: usize = 16 << 20;
+/// The most bytes of computed sets one thread keeps (each variant's bytes plus 32, each token's
+/// plus 64); past it the cache is emptied and starts again, so memory stays bounded on text of
+/// ever new words.
+pub const CACHE_BYTES: usize = 4 << 20;
+
+/// Sets computed by the typo families on one thread, by task key and token, usable members
+/// only. Words recur across texts, so most of a corpus's tokens are computed once per thread
+/// instead of once per occurrence; the cache only ever holds the generator's own output.
+#[derive(Default)]
+struct SetCache {
+    by_task: Vec<HashMap<Box<str>, Box<[Variant]>, FixedState>>,
+    bytes: usize,
+}
+
+impl SetCache {
+    /// The set of `token` for task `key`, computed by `compute` (into an empty `Vec`) when absent.
+    fn set(
+        &mut self,
+        key: usize,
+        token: &str,
+        compute: impl FnOnce(&mut Vec<Variant>),
+    ) -> &[Variant] {
+        if self.by_task.len() <= key {
+            self.by_task.resize_with(key + 1, HashMap::default);
+        }
+        if !self
+            .by_task
+            .get(key)
+            .is_some_and(|sets| sets.contains_key(token))
+        {
+            let mut set = Vec::new();
+            compute(&mut set);
+            let bytes = token.len() + 64 + set.iter().map(|v| v.len() + 32).sum::<usize>();
+            if self.bytes + bytes > CACHE_BYTES {
+                self.by_task
+                    .iter_mut()
+                    .for_each(|sets| *sets = HashMap::default());
+                self.bytes = 0;
+            }
+            self.bytes += bytes;
+            if let Some(sets) = self.by_task.get_mut(key) {
+                sets.insert(token.into(), set.into_boxed_slice());
+            }
+        }
+        self.by_task
+            .get(key)
+            .and_then(|sets| sets.get(token))
+            .map_or(&[], |set| &**set)
+    }
+}
+
+thread_local! {
+    static SETS: RefCell<SetCache> = RefCell::new(SetCache::default());
+}
+
+/// Whether a variant may replace a word: a text stays text (`bf` can make invalid UTF-8), and a
+/// word stays one word (`bf` can flip `(` into a space).
+fn usable(v: &Variant) -> bool {
+    let bytes = v.as_bytes();
+    if bytes.is_ascii() {
+        // `char::is_whitespace` on ASCII: \t \n \x0b \x0c \r and space.
+        return !bytes
+            .iter()
+            .any(|&b| b == b' ' || (b'\t'..=b'\r').contains(&b));
+    }
+    v.as_str().is_some_and(|s| !s.contains(char::is_whitespace))
+}
 
 /// The English registry with keyboard `layout`, built once per layout and process.
-fn registry(layout: &str) -> Result<&'static Registry, String> {
+fn registry(layout: &str) -> Result<(&'static Registry, usize), String> {
     const N: usize = Keyboard::NAMES.len();
     static REGISTRIES: [OnceLock<Registry>; N] = [const { OnceLock::new() }; N];
     let keyboard = Keyboard::by_name(layout).map_err(|e| format!("layout: {e}"))?;
@@ -143,7 +239,9 @@ fn registry(layout: &str) -> Result<&'static Registry, String> {
         .iter()
         .position(|n| *n == layout)
         .unwrap_or_default();
-    Ok(REGISTRIES[i].get_or_init(|| Registry::new(&Data::english().with_keyboard(keyboard))))
+    let registry =
+        REGISTRIES[i].get_or_init(|| Registry::new(&Data::english().with_keyboard(keyboard)));
+    Ok((registry, i))
 }
 
 fn ids_list() -> String {
@@ -371,7 +469,7 @@ pub(crate) static DESCRIPTORS: &[Descriptor] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::word::test_rng;
+    use crate::word::{test_rng, tokens};
 
     fn run(id: &str, rate: f64, text: &str) -> String {
         let t = TypoTask::new(id, rate, "qwerty").unwrap();
@@ -452,6 +550,76 @@ mod tests {
                 "{}",
                 info.id
             );
+        }
+    }
+
+    #[test]
+    fn outputs_do_not_depend_on_the_set_cache() {
+        let text = "the quick brown fox, the quick dog; their 4th e.g. fox";
+        for id in ["co", "gi", "cm", "hs", "ons"] {
+            let t = TypoTask::new(id, 0.7, "qwerty").unwrap();
+            let first = t.apply(text, &mut test_rng(5));
+            // Warm on this thread, cold on a new one, and with an empty cache of its own.
+            assert_eq!(t.apply(text, &mut test_rng(5)), first, "{id}");
+            let other = t.clone();
+            let cold = std::thread::spawn(move || other.apply(text, &mut test_rng(5)));
+            assert_eq!(cold.join().unwrap(), first, "{id}");
+            let fresh = t.apply_with(text, &mut test_rng(5), &mut SetCache::default());
+            assert_eq!(fresh, first, "{id}");
+        }
+    }
+
+    #[test]
+    fn the_set_cache_stays_within_its_budget() {
+        let mut cache = SetCache::default();
+        let big: Vec<Variant> = (0..1000)
+            .map(|i| Variant::from(format!("{i:0>200}")))
+            .collect();
+        for i in 0..100 {
+            let got = cache.set(i % 3, &i.to_string(), |out| out.extend(big.iter().cloned()));
+            assert_eq!(got.len(), 1000);
+            assert!(cache.bytes <= CACHE_BYTES);
+        }
+    }
+
+    #[test]
+    fn usable_is_valid_utf8_without_whitespace() {
+        let slow = |v: &Variant| {
+            v.as_str()
+                .is_some_and(|s| !s.chars().any(char::is_whitespace))
+        };
+        for b in 0..=255u8 {
+            for bytes in [vec![b], vec![b'a', b, b'z']] {
+                let v = Variant::from_bytes(bytes);
+                assert_eq!(usable(&v), slow(&v), "{b:#04x}");
+            }
+        }
+        for s in ["a\u{a0}b", "a\u{2028}", "é", "x\u{85}", "\u{1c}"] {
+            let v = Variant::from(s.to_owned());
+            assert_eq!(usable(&v), slow(&v), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn cm_outputs_are_members_of_the_generators_sets() {
+        // `cm` answers a table word from its index, any other token by a run: the same text
+        // gives the same output as the generator's sets say, whatever the path.
+        for text in [
+            "definitely recieve the seperate calender",
+            "definitely, recieve.",
+        ] {
+            let t = TypoTask::new("cm", 1.0, "qwerty").unwrap();
+            let out = t.apply(text, &mut test_rng(4));
+            let registry = Registry::new(&Data::english());
+            let cm = registry.get("cm").unwrap();
+            for (b, a) in tokens(text).iter().zip(tokens(&out)) {
+                let (b, a) = (&text[b.clone()], &out[a]);
+                let set = cm.expect(b);
+                assert!(
+                    set.is_empty() && a == b || set.iter().any(|v| v == a),
+                    "{b} -> {a}"
+                );
+            }
         }
     }
 

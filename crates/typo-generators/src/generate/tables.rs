@@ -7,8 +7,10 @@
 #[cfg(test)]
 use std::collections::HashSet;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
+use foldhash::fast::FixedState;
 
 use super::rules::insert_everywhere;
 use super::{CharMap, boundaries, push3, replace_all};
@@ -229,6 +231,14 @@ pub(crate) struct WordSets {
     empty_word: Option<u32>,
     /// The longest word, in bytes.
     longest: u64,
+    /// The shortest non-empty word, in bytes (`usize::MAX` when there is none): no such word
+    /// occurs in a shorter input.
+    shortest: usize,
+    /// The words' starts: see [`WordSets::may_occur`].
+    starts: Starts,
+    /// Each non-empty word's own finished set (the input *is* the word), computed on first use:
+    /// see [`WordSets::set_of_word`].
+    by_word: OnceLock<HashMap<Box<str>, Box<[Variant]>, FixedState>>,
 }
 
 impl WordSets {
@@ -282,8 +292,12 @@ impl WordSets {
         // A build failure (only possible for absurd table sizes) degrades to "no word occurs".
         let automaton = AhoCorasick::new(&patterns).ok();
         let longest = words.iter().map(String::len).max().unwrap_or(0) as u64;
+        let shortest = patterns.iter().map(|w| w.len()).min().unwrap_or(usize::MAX);
+        let starts = Starts::new(&patterns, shortest);
         WordSets {
             longest,
+            shortest,
+            starts,
             words,
             groups: indexed,
             shadowers,
@@ -291,7 +305,56 @@ impl WordSets {
             automaton,
             pattern_word,
             empty_word,
+            by_word: OnceLock::new(),
         }
+    }
+
+    /// Whether some non-empty word may occur in `t` (`false`: certainly none does): `t` is long
+    /// enough, and one of its windows of [`Starts`]' width is a word's start. A word occurring at
+    /// byte `p` puts its own start at `p`, so no occurrence is ever missed; most words of a text
+    /// are ruled out by a few table lookups, without running the automaton.
+    pub(crate) fn may_occur(&self, t: &str) -> bool {
+        t.len() >= self.shortest && self.starts.any_in(t.as_bytes())
+    }
+
+    /// The finished set of `t` when it is known without a run: empty when no word can occur in
+    /// `t` ([`WordSets::may_occur`]; never when a group holds `""`, which occurs everywhere), a
+    /// table word's own set ([`WordSets::set_of_word`]); `None` otherwise.
+    pub(crate) fn known_set(&self, t: &str) -> Option<&[Variant]> {
+        if self.empty_word.is_none() && !self.may_occur(t) {
+            return Some(&[]);
+        }
+        self.set_of_word(t)
+    }
+
+    /// The finished set (sorted, unique, without `""` or the input) of an input that is exactly
+    /// one of the table's words, or `None` for any other input.
+    ///
+    /// A text's words are what the transform catalogue feeds `hs` and `cm`, one word at a time,
+    /// and a table word is the input that has a set: answering it from an index built once (the
+    /// table's words run through [`swap_word_sets`] on the first call, a few milliseconds) makes
+    /// it one hash lookup instead of an automaton run, a sort and a string per variant. The sets
+    /// are the generator's own output, so nothing an index answers differs from a run.
+    pub(crate) fn set_of_word(&self, t: &str) -> Option<&[Variant]> {
+        // Most of a text's words are no table word by their length alone.
+        if t.len() < self.shortest || t.len() as u64 > self.longest {
+            return None;
+        }
+        self.by_word
+            .get_or_init(|| {
+                self.words
+                    .iter()
+                    .filter(|w| !w.is_empty())
+                    .map(|w| {
+                        let mut set = Vec::new();
+                        swap_word_sets(w, self, &mut set);
+                        super::finish_in_place(&mut set, w);
+                        (w.as_str().into(), set.into_boxed_slice())
+                    })
+                    .collect()
+            })
+            .get(t)
+            .map(|set| &**set)
     }
 
     fn word(&self, id: u32) -> &str {
@@ -323,10 +386,59 @@ impl WordSets {
     }
 }
 
+/// The first `width` bytes of every word (`width` = the shortest word's length, at most 3), as
+/// bits of a 65,536-bit table indexed by a hash of those bytes: a superset test (collisions only
+/// ever answer "maybe").
+struct Starts {
+    width: usize,
+    bits: Box<[u64]>,
+}
+
+impl Starts {
+    const WORDS: usize = 1 << 10;
+
+    fn new(words: &[&str], shortest: usize) -> Starts {
+        let width = shortest.clamp(1, 3);
+        let mut bits = vec![0u64; Self::WORDS].into_boxed_slice();
+        for w in words {
+            if let Some(start) = w.as_bytes().get(..width) {
+                let h = Self::hash(start);
+                if let Some(slot) = bits.get_mut(h >> 6) {
+                    *slot |= 1 << (h & 63);
+                }
+            }
+        }
+        Starts { width, bits }
+    }
+
+    /// 16 bits of a hash of up to 3 bytes.
+    fn hash(bytes: &[u8]) -> usize {
+        let x = bytes
+            .iter()
+            .enumerate()
+            .fold(0u32, |x, (i, &b)| x | (u32::from(b) << (8 * i)));
+        (x.wrapping_mul(0x9E37_79B1) >> 16) as usize
+    }
+
+    /// Whether some window of `t` of this width has its bit set.
+    fn any_in(&self, t: &[u8]) -> bool {
+        t.windows(self.width).any(|w| {
+            let h = Self::hash(w);
+            self.bits
+                .get(h >> 6)
+                .is_some_and(|b| (b >> (h & 63)) & 1 != 0)
+        })
+    }
+}
+
 /// `hs` / `cm` (`swapWordSets`): in each group, each member that occurs in the input and is not
 /// shadowed (contained in a longer member that also occurs) is replaced everywhere by each other
 /// member.
 pub(crate) fn swap_word_sets(t: &str, sets: &WordSets, out: &mut Vec<Variant>) {
+    if sets.empty_word.is_none() && !sets.may_occur(t) {
+        // Nothing occurs (the common case for a text's words).
+        return;
+    }
     let mut occurring: Vec<u32> = Vec::new();
     if let Some(ac) = &sets.automaton {
         for m in ac.find_overlapping_iter(t) {
@@ -545,6 +657,30 @@ mod tests {
 
     fn az() -> Vec<String> {
         ('a'..='z').map(String::from).collect()
+    }
+
+    #[test]
+    fn each_words_indexed_set_is_the_run_on_that_word() {
+        let data = crate::Data::english();
+        for groups in [&data.homophones, &data.misspellings] {
+            let sets = WordSets::new(groups);
+            for word in groups.iter().flatten() {
+                let mut run = Vec::new();
+                swap_word_sets(word, &sets, &mut run);
+                let run = crate::generate::finish(run, word);
+                assert!(!run.is_empty(), "{word}: a table word has a set");
+                assert_eq!(sets.set_of_word(word), Some(run.as_slice()), "{word}");
+            }
+            // Anything else is not indexed, even when a word occurs in it.
+            assert_eq!(sets.set_of_word(&format!("{}.", groups[0][0])), None);
+            assert_eq!(sets.set_of_word(""), None);
+        }
+        // A group holding "" (it occurs in every input) is indexed like any other.
+        let sets = WordSets::new(&[vec![String::new(), "ab".into()]]);
+        let mut run = Vec::new();
+        swap_word_sets("ab", &sets, &mut run);
+        let run = crate::generate::finish(run, "ab");
+        assert_eq!(sets.set_of_word("ab"), Some(run.as_slice()));
     }
 
     #[test]
