@@ -18,16 +18,28 @@ Build first: cargo build --release -p capkit-transforms --example throughput
 nlpaug: `python3 -m venv V && V/bin/pip install nlpaug==1.1.11` (pulls numpy, pandas, requests, gdown;
 no model, no download at run time for these augmenters).
 SpellingAug reads a dictionary this script writes (nlpaug's English one is a download) and ReservedAug
-the same phrase table as capkit's `slang` row. Not compared: SynonymAug / AntonymAug (need nltk's
-WordNet corpus and POS tagger, downloaded): nothing is fetched here.
+the same phrase table as capkit's `slang` row.
+SynonymAug / AntonymAug against `synonym` / `antonym` on the same WordNet 3.0 database, Debian's
+`wordnet-base` (--wordnet, default /usr/share/wordnet; `pip install nltk` in the venv too): nltk reads
+it through a temporary NLTK_DATA directory holding copies of its files plus the `lexnames` file that package
+lacks, written from its own lexnames(5WN) manual page, and an empty `index.sense` (sense keys, which
+the package lacks too; nltk reads them only to map other WordNet versions, for OMW). nltk's POS tagger (the averaged perceptron) is a
+download, so nlpaug's `WordNet.pos_tag` is replaced by a stand-in tagging every token `JJ`: nlpaug looks
+up adjectives, as `synonym`/`antonym` do by default (`pos: "adj"`), and skips its tagging cost, which
+makes nlpaug faster than it is and these two ratios lower. `nltk.download` is replaced by a function that
+raises: nothing is fetched here. Without the database (or nltk) the two rows are left out, with a line
+saying so.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -54,6 +66,15 @@ PAIRS = [
      "the same phrase table on both sides"),
 ]
 
+# The same WordNet 3.0 files on both sides (see the module doc: nlpaug's tagger is a stand-in).
+WORDNET_PAIRS = [
+    ("synonym", {"rate": 0.3, "wordnet": "WORDNET"}, "naw.SynonymAug(aug_src='wordnet', aug_p=0.3)", ""),
+    ("antonym", {"rate": 0.3, "wordnet": "WORDNET"}, "naw.AntonymAug(aug_p=0.3)", ""),
+]
+
+# Where Debian's wordnet-base puts the lexicographer file list (lexnames(5WN)).
+LEXNAMES_MAN = "/usr/share/man/man5/lexnames.5WN.gz"
+
 # Replacements for ReservedAug and the `slang` table (written for this benchmark).
 RESERVED = [["people", "ppl"], ["because", "cuz"], ["good", "gud"], ["about", "abt"],
             ["your", "ur"], ["little", "lil"], ["years", "yrs"], ["through", "thru"]]
@@ -70,7 +91,15 @@ WORDS = (
 ).split()
 
 NLPAUG = r'''
-import json, sys, time
+import json, os, sys, time
+if os.environ.get("NLTK_DATA"):
+    import nltk
+    def no_download(*args, **kwargs):
+        raise RuntimeError("nltk.download called: this benchmark fetches nothing")
+    nltk.download = no_download
+    from nlpaug.model.word_dict.wordnet import WordNet
+    # nltk's tagger is a download: every token an adjective (see the script's doc).
+    WordNet.pos_tag = classmethod(lambda cls, tokens: [(t, "JJ") for t in tokens])
 import nlpaug.augmenter.char as nac
 import nlpaug.augmenter.word as naw
 texts = [l.rstrip("\n") for l in open(sys.argv[1], encoding="utf-8")][:int(sys.argv[2])]
@@ -97,6 +126,34 @@ def corpus(n: int) -> list[str]:
     return texts
 
 
+def nltk_wordnet(wordnet: str, tmp: str) -> str | None:
+    """An NLTK_DATA directory whose corpora/wordnet holds `wordnet`'s files, with a `lexnames`
+    file (from the directory, or written from lexnames(5WN)); None when that cannot be made."""
+    if not os.path.isfile(os.path.join(wordnet, "data.adj")):
+        return None
+    root = os.path.join(tmp, "nltk_data")
+    corpus = os.path.join(root, "corpora", "wordnet")
+    os.makedirs(corpus)
+    # Copies (about 30 MB, removed with the temporary directory): nltk refuses links out of its root.
+    for name in os.listdir(wordnet):
+        if os.path.isfile(os.path.join(wordnet, name)):
+            shutil.copyfile(os.path.join(wordnet, name), os.path.join(corpus, name))
+    if not os.path.exists(os.path.join(corpus, "index.sense")):
+        # Sense keys serve nltk's mapping to other WordNet versions (for OMW), never a synonym
+        # or antonym look-up; wordnet-base does not ship them, and an empty index is no mapping.
+        open(os.path.join(corpus, "index.sense"), "w").close()
+    if not os.path.exists(os.path.join(corpus, "lexnames")):
+        if not os.path.isfile(LEXNAMES_MAN):
+            return None
+        with gzip.open(LEXNAMES_MAN, "rt", encoding="utf-8") as f:
+            rows = re.findall(r"^(\d\d)\t(\S+)", f.read(), re.M)
+        category = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+        with open(os.path.join(corpus, "lexnames"), "w", encoding="utf-8") as f:
+            for number, name in rows:
+                f.write(f"{number}\t{name}\t{category[name.split('.')[0]]}\n")
+    return root
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nlpaug-python", required=True, help="a Python with nlpaug 1.1.11 installed")
@@ -104,7 +161,9 @@ def main() -> None:
     ap.add_argument("--nlpaug-texts", type=int, default=300, help="texts nlpaug runs (it is slow)")
     ap.add_argument("--throughput", default="target/release/examples/throughput")
     ap.add_argument("--reps", type=int, default=1, help="interleaved repetitions (medians shown)")
+    ap.add_argument("--wordnet", default="/usr/share/wordnet", help="WordNet 3.0 dict directory")
     args = ap.parse_args()
+    pairs = list(PAIRS)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "corpus.txt")
@@ -117,10 +176,19 @@ def main() -> None:
         with open(spelling, "w", encoding="utf-8") as f:
             # A doubled last letter: one misspelling per corpus word.
             f.write("".join(f"{w} {w + w[-1]}\n" for w in sorted(set(WORDS))))
+        env = dict(os.environ)
+        nltk_data = nltk_wordnet(args.wordnet, tmp)
+        has_nltk = subprocess.run([args.nlpaug_python, "-c", "import nltk"], capture_output=True).returncode == 0
+        if nltk_data and has_nltk:
+            env["NLTK_DATA"] = nltk_data
+            pairs += WORDNET_PAIRS
+        else:
+            print(f"synonym/antonym left out: {'no WordNet database at ' + args.wordnet if not nltk_data else 'no nltk'}")
+        given = {"TABLE": table, "WORDNET": args.wordnet}
         cmd = [args.throughput, path]
-        for name, params, _, _ in PAIRS:
-            cmd += [name, json.dumps({k: table if v == "TABLE" else v for k, v in params.items()})]
-        exprs = [p[2] for p in PAIRS]
+        for name, params, _, _ in pairs:
+            cmd += [name, json.dumps({k: given.get(v, v) if isinstance(v, str) else v for k, v in params.items()})]
+        exprs = [p[2] for p in pairs]
         runs = []
         for _ in range(args.reps):
             ours = {}
@@ -135,6 +203,7 @@ def main() -> None:
                     check=True,
                     capture_output=True,
                     text=True,
+                    env=env,
                 ).stdout
             )
             runs.append((ours, theirs))
@@ -148,7 +217,7 @@ def main() -> None:
           "| nlpaug counterpart | nlpaug texts/s |")
     print("|---|---|---:|---:|---:|---:|---|---:|")
     med = statistics.median
-    for name, params, expr, _ in PAIRS:
+    for name, params, expr, _ in pairs:
         a = med(o[name][0] for o, _ in runs)
         shared = med(o[name][1] for o, _ in runs)
         b = med(t[expr] for _, t in runs)
