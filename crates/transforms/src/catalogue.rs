@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use suite_core::{ResolveError, Resolved, Resolver, Transform};
 
 use crate::descriptor::{Descriptor, Kind};
-use crate::param::{ParamType, Params, canonicalise, takes_list};
+use crate::param::{ParamType, Params, Steps, canonicalise, takes_list};
 use crate::{Error, builtin, character, compose, sentence, word};
 
 /// How deeply compositions may nest (a `chain` in a `one_of` in a `chain`...).
@@ -216,7 +216,7 @@ impl Catalogue {
         let map = canonicalise(d.params, params.clone(), self, depth)?;
         let view = Params {
             map: &map,
-            catalogue: self,
+            steps: self,
             depth,
         };
         let transform: Transform = (d.build)(&view)?;
@@ -240,9 +240,11 @@ impl Catalogue {
             },
         })
     }
+}
 
+impl Steps for Catalogue {
     /// One step of a composition: an object `{"transform": NAME, ...params}`, canonicalised.
-    pub(crate) fn canonical_step(
+    fn canonical_step(
         &self,
         step: Value,
         depth: usize,
@@ -263,11 +265,7 @@ impl Catalogue {
     }
 
     /// One step of a composition, built.
-    pub(crate) fn resolve_step(
-        &self,
-        step: &Value,
-        depth: usize,
-    ) -> Result<Resolved, ResolveError> {
+    fn resolve_step(&self, step: &Value, depth: usize) -> Result<Resolved, ResolveError> {
         let (name, params) = split_step(step.clone())?;
         self.resolve_at(&name, &params, depth)
             .map_err(|e| name_unknown(e, &name))

@@ -1,9 +1,19 @@
 //! Declared parameters: their types, defaults and checks, and the typed view builders read.
 
 use serde_json::{Map, Value};
-use suite_core::ResolveError;
+use suite_core::{ResolveError, Resolved};
 
-use crate::catalogue::Catalogue;
+/// What checks and builds the steps of a composition (the [`Catalogue`](crate::Catalogue)):
+/// parameters of type [`ParamType::Transforms`] go through it, so this module needs nothing of
+/// the catalogue's and the imports between the two point one way (catalogue to param).
+pub(crate) trait Steps: std::fmt::Debug + Sync {
+    /// One step, an object `{"transform": NAME, ...params}`, canonicalised, at nesting `depth`.
+    fn canonical_step(&self, step: Value, depth: usize)
+    -> Result<Map<String, Value>, ResolveError>;
+
+    /// One step, built, at nesting `depth`.
+    fn resolve_step(&self, step: &Value, depth: usize) -> Result<Resolved, ResolveError>;
+}
 
 /// What values a parameter takes. Checked (and canonicalised) before any builder runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -112,7 +122,7 @@ fn invalid(message: String) -> ResolveError {
 fn check(
     param: &Param,
     value: Value,
-    catalogue: &Catalogue,
+    steps: &dyn Steps,
     depth: usize,
 ) -> Result<Value, ResolveError> {
     let name = param.name;
@@ -180,7 +190,7 @@ fn check(
             for (i, item) in items.into_iter().enumerate() {
                 let at = |e: ResolveError| nested(name, i, e);
                 out.push(Value::Object(
-                    catalogue.canonical_step(item, depth + 1).map_err(at)?,
+                    steps.canonical_step(item, depth + 1).map_err(at)?,
                 ));
             }
             Ok(Value::Array(out))
@@ -214,7 +224,7 @@ pub(crate) fn takes_list(takes: &[String]) -> String {
 pub(crate) fn canonicalise(
     declared: &[Param],
     mut params: Map<String, Value>,
-    catalogue: &Catalogue,
+    steps: &dyn Steps,
     depth: usize,
 ) -> Result<Map<String, Value>, ResolveError> {
     if let Some(key) = params
@@ -236,10 +246,7 @@ pub(crate) fn canonicalise(
                 None => return Err(invalid(format!("missing parameter `{}`", param.name))),
             },
         };
-        out.insert(
-            param.name.to_owned(),
-            check(param, value, catalogue, depth)?,
-        );
+        out.insert(param.name.to_owned(), check(param, value, steps, depth)?);
     }
     Ok(out)
 }
@@ -249,7 +256,7 @@ pub(crate) fn canonicalise(
 #[derive(Debug, Clone, Copy)]
 pub struct Params<'a> {
     pub(crate) map: &'a Map<String, Value>,
-    pub(crate) catalogue: &'a Catalogue,
+    pub(crate) steps: &'a dyn Steps,
     pub(crate) depth: usize,
 }
 
@@ -308,7 +315,7 @@ impl<'a> Params<'a> {
             .iter()
             .enumerate()
             .map(|(i, step)| {
-                self.catalogue
+                self.steps
                     .resolve_step(step, self.depth + 1)
                     .map_err(|e| nested(name, i, e))
             })
