@@ -2,7 +2,7 @@
 //! holds "" or the input, is the same on a second call, and takes time bounded by a fixed part
 //! plus a cost per output byte. Names are cut to `MAX_NAME_LEN`, the longest name the corpus
 //! tools accept (`capkit typo emit` refuses longer lines unless `--max-name-len` raises it), so
-//! the worst cases documented in `typo_tasks`' `limits` are what this target explores.
+//! the worst cases documented in `typo_generators`' `limits` are what this target explores.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use cpu_time::ThreadTime;
 
 use libfuzzer_sys::fuzz_target;
-use typo_tasks::{Data, MAX_NAME_LEN, Registry};
+use typo_generators::{Data, MAX_NAME_LEN, Registry};
 
 fn registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
@@ -73,7 +73,7 @@ fuzz_target!(|data: &[u8]| {
     );
     // Deterministic (the second call only for sets under 1,024 variants: repeating a long
     // numeral walk doubles the time of the slowest inputs; the walk's determinism is also a
-    // unit test of typo-tasks).
+    // unit test of typo-generators).
     if set.len() < 1024 {
         assert_eq!(task.expect(name), set, "{}: not deterministic", task.id);
     }

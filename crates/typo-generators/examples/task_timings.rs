@@ -4,16 +4,16 @@
 //! Prints the best of 10 rounds per task (on a shared machine the minimum is the figure least
 //! disturbed by other processes), and their sum.
 //!
-//! `cargo run --release -p capkit-typo-tasks --example task_timings [task ids... | --interleaved]`
+//! `cargo run --release -p capkit-typo-generators --example task_timings [task ids... | --interleaved]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use typo_tasks::{Data, Registry};
+use typo_generators::{Data, Registry};
 
 fn main() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../typo-tasks/tests/fixtures");
     let data =
         Data::from_json_str(&std::fs::read_to_string(dir.join("data.json")).unwrap()).unwrap();
     let text = std::fs::read_to_string(dir.join("bench_domains2000.txt")).unwrap();

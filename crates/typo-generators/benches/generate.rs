@@ -1,7 +1,8 @@
-//! Generating all 22 tasks' expected sets over `bench_domains2000.txt` with `data.json`
+//! Generating all 22 tasks' expected sets over `bench_domains2000.txt` with `data.json` (typo-tasks'
+//! upstream fixtures, their one copy)
 //! (upstream Go: 36,658 non-empty examples, 2,293,745 variants, 2.55 s single-threaded).
 //!
-//! `cargo bench -p capkit-typo-tasks --bench generate -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p capkit-typo-generators --bench generate -- --warm-up-time 1 --measurement-time 3`
 //! runs the total (`generate/all_22`) and one group per task (`per_task/<id>`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -9,11 +10,11 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use typo_tasks::{Data, Registry};
+use typo_generators::{Data, Registry};
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
+        .join("../typo-tasks/tests/fixtures")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
