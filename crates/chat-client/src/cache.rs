@@ -1,4 +1,5 @@
-//! Chat requests in canonical form, and a directory cache of replies keyed by their hash.
+//! Chat requests in canonical form, where replies keyed by their hash are kept ([`ReplyStore`]),
+//! and the directory of reply files that is one such store ([`ResponseCache`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -57,6 +58,31 @@ impl CanonicalRequest {
     }
 }
 
+/// Where a [`ChatClient`](crate::ChatClient) keeps replies: keyed by the blake3 hash of the
+/// exact request ([`CanonicalRequest::key`]), so a re-run of the same requests is answered
+/// offline. [`ResponseCache`] is a directory of reply files; a store may be anything shared by
+/// the client's worker threads (capkit keeps replies in its prediction cache's database).
+///
+/// A stored reply must be whole or absent: a reader never sees part of one. A store that cannot
+/// be read answers `None` (a miss: the request is sent again), never a wrong reply.
+pub trait ReplyStore: Send + Sync {
+    /// The reply stored under `key`, if any.
+    fn get_reply(&self, key: &blake3::Hash) -> Option<String>;
+    /// Stores `reply`, the answer of `model` to the request whose key is `key`.
+    fn put_reply(&self, key: &blake3::Hash, model: &str, reply: &str) -> Result<(), ClientError>;
+}
+
+/// One reply of a [`ResponseCache`], as [`ResponseCache::entries`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyEntry {
+    /// The request's key.
+    pub key: blake3::Hash,
+    /// The model that replied.
+    pub model: String,
+    /// The reply.
+    pub reply: String,
+}
+
 #[derive(Serialize, Deserialize)]
 struct Entry {
     format: String,
@@ -112,16 +138,56 @@ impl ResponseCache {
 
     /// The stored reply for `request`, if any.
     pub fn get(&self, request: &CanonicalRequest) -> Option<String> {
-        let (path, hex) = self.path_for(&request.key());
-        let text = std::fs::read_to_string(path).ok()?;
-        let entry: Entry = serde_json::from_str(&text).ok()?;
-        (entry.format == CACHE_FORMAT && entry.key == hex).then_some(entry.reply)
+        self.read(&request.key()).map(|entry| entry.reply)
     }
 
     /// Stores `reply` for `request`.
     pub fn put(&self, request: &CanonicalRequest, reply: &str) -> Result<(), ClientError> {
+        self.write(&request.key(), &request.model, reply)
+    }
+
+    /// Every reply the directory holds, in no particular order: each file `get` would answer
+    /// from (an unreadable or foreign entry, or one under another key's name, is left out, as
+    /// `get` treats it as a miss). Reads one file at a time.
+    pub fn entries(&self) -> impl Iterator<Item = ReplyEntry> + '_ {
+        let is_hex = |name: &str, len: usize| {
+            name.len() == len && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        };
+        std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(move |shard| shard.file_name().to_str().is_some_and(|n| is_hex(n, 2)))
+            .flat_map(|shard| {
+                std::fs::read_dir(shard.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .filter_map(move |file| {
+                let name = file.file_name();
+                let hex = name.to_str()?.strip_suffix(".json")?;
+                let key = blake3::Hash::from_hex(hex).ok()?;
+                // Read through `path_for`, as `get` does: a file in the wrong folder is no entry.
+                self.read(&key)
+            })
+    }
+
+    /// The entry stored under `key`, if it is whole and this format's.
+    fn read(&self, key: &blake3::Hash) -> Option<ReplyEntry> {
+        let (path, hex) = self.path_for(key);
+        let text = std::fs::read_to_string(path).ok()?;
+        let entry: Entry = serde_json::from_str(&text).ok()?;
+        (entry.format == CACHE_FORMAT && entry.key == hex).then_some(ReplyEntry {
+            key: *key,
+            model: entry.model,
+            reply: entry.reply,
+        })
+    }
+
+    fn write(&self, key: &blake3::Hash, model: &str, reply: &str) -> Result<(), ClientError> {
         static WRITES: AtomicU64 = AtomicU64::new(0);
-        let (path, hex) = self.path_for(&request.key());
+        let (path, hex) = self.path_for(key);
         let cache_error = |path: &Path, e: std::io::Error| ClientError::Cache {
             path: path.to_owned(),
             message: e.to_string(),
@@ -131,7 +197,7 @@ impl ResponseCache {
         let entry = Entry {
             format: CACHE_FORMAT.to_owned(),
             key: hex,
-            model: request.model.clone(),
+            model: model.to_owned(),
             reply: reply.to_owned(),
         };
         let text = serde_json::to_string(&entry).unwrap_or_default();
@@ -145,6 +211,16 @@ impl ResponseCache {
             let _ = std::fs::remove_file(&tmp);
             cache_error(&path, e)
         })
+    }
+}
+
+impl ReplyStore for ResponseCache {
+    fn get_reply(&self, key: &blake3::Hash) -> Option<String> {
+        self.read(key).map(|entry| entry.reply)
+    }
+
+    fn put_reply(&self, key: &blake3::Hash, model: &str, reply: &str) -> Result<(), ClientError> {
+        self.write(key, model, reply)
     }
 }
 
@@ -191,5 +267,42 @@ mod tests {
         let (path, _) = cache.path_for(&r.key());
         std::fs::write(&path, "{torn").unwrap();
         assert_eq!(cache.get(&r), None);
+    }
+
+    #[test]
+    fn entries_are_the_replies_get_would_answer() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = ResponseCache::new(tmp.path());
+        let (a, b, c) = (request("a", 0.0), request("b", 0.0), request("c", 0.0));
+        cache.put(&a, "ra").unwrap();
+        cache.put(&b, "rb").unwrap();
+        ReplyStore::put_reply(&cache, &c.key(), "other", "rc").unwrap();
+        assert_eq!(cache.get(&c).as_deref(), Some("rc"));
+        // Torn, foreign, misplaced and unrelated files are no entries.
+        std::fs::write(cache.path_for(&b.key()).0, "{torn").unwrap();
+        let (c_path, c_hex) = cache.path_for(&c.key());
+        let misplaced = tmp
+            .path()
+            .join(if &c_hex[..2] == "00" { "01" } else { "00" });
+        std::fs::create_dir_all(&misplaced).unwrap();
+        std::fs::rename(&c_path, misplaced.join(format!("{c_hex}.json"))).unwrap();
+        let d = request("d", 0.0);
+        let (d_path, d_hex) = cache.path_for(&d.key());
+        std::fs::create_dir_all(d_path.parent().unwrap()).unwrap();
+        let foreign = format!(
+            r#"{{"format":"capkit-chat-cache/0","key":"{d_hex}","model":"m","reply":"x"}}"#
+        );
+        std::fs::write(&d_path, foreign).unwrap();
+        std::fs::write(tmp.path().join("notes.json"), "{}").unwrap();
+        let entries: Vec<ReplyEntry> = cache.entries().collect();
+        assert_eq!(
+            entries,
+            [ReplyEntry {
+                key: a.key(),
+                model: "m".into(),
+                reply: "ra".into()
+            }]
+        );
+        assert_eq!(cache.get_reply(&a.key()).as_deref(), Some("ra"));
     }
 }

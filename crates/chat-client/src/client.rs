@@ -1,12 +1,13 @@
 //! An OpenAI-compatible chat-completions client (feature `http`; `https` needs feature `tls`).
 
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::cache::{CanonicalRequest, ChatMessage, ResponseCache};
+use crate::cache::{CanonicalRequest, ChatMessage, ReplyStore, ResponseCache};
 use crate::error::ClientError;
 use crate::retry_after::parse_retry_after;
 
@@ -77,7 +78,8 @@ impl fmt::Debug for ApiKey {
 }
 
 /// A blocking chat-completions client: one POST per prompt, bounded retries with exponential
-/// backoff and deterministic jitter, an optional [`ResponseCache`] in front.
+/// backoff and deterministic jitter, an optional [`ReplyStore`] in front (such as a
+/// [`ResponseCache`]).
 ///
 /// The API key is only ever written into the `Authorization` header; every error message is
 /// also scrubbed of it, in case a server echoes it back.
@@ -86,7 +88,7 @@ pub struct ChatClient {
     endpoint: String,
     api_key: Option<ApiKey>,
     agent: ureq::Agent,
-    cache: Option<ResponseCache>,
+    cache: Option<Arc<dyn ReplyStore>>,
     attempts: AtomicU64,
     cache_hits: AtomicU64,
     cache_write_errors: AtomicU64,
@@ -98,7 +100,7 @@ impl fmt::Debug for ChatClient {
             .field("endpoint", &self.endpoint)
             .field("model", &self.config.model)
             .field("api_key", &self.api_key)
-            .field("cache", &self.cache)
+            .field("reply_store", &self.cache.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -169,8 +171,14 @@ impl ChatClient {
     }
 
     /// Answers from `cache` when it holds the request, and stores new replies there.
-    pub fn with_cache(mut self, cache: ResponseCache) -> Self {
-        self.cache = Some(cache);
+    pub fn with_cache(self, cache: ResponseCache) -> Self {
+        self.with_reply_store(Arc::new(cache))
+    }
+
+    /// Answers from `store` when it holds the request, and stores new replies there (a store
+    /// may be shared by several clients).
+    pub fn with_reply_store(mut self, store: Arc<dyn ReplyStore>) -> Self {
+        self.cache = Some(store);
         self
     }
 
@@ -348,11 +356,11 @@ impl ChatClient {
     /// is longer, capped at `backoff_max`), then stored in the cache.
     pub fn complete(&self, prompt: &str) -> Result<String, ClientError> {
         let request = self.request(prompt);
-        if let Some(reply) = self.cache.as_ref().and_then(|c| c.get(&request)) {
+        let key = request.key();
+        if let Some(reply) = self.cache.as_ref().and_then(|c| c.get_reply(&key)) {
             self.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(reply);
         }
-        let key = request.key();
         let body = request.body();
         let mut retry = 0;
         let reply = loop {
@@ -379,7 +387,7 @@ impl ChatClient {
             }
         };
         if let Some(cache) = &self.cache
-            && cache.put(&request, &reply).is_err()
+            && cache.put_reply(&key, &request.model, &reply).is_err()
         {
             self.cache_write_errors.fetch_add(1, Ordering::Relaxed);
         }

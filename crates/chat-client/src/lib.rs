@@ -7,8 +7,10 @@
 //!   and timeouts with exponential backoff and deterministic jitter, a server's `Retry-After`
 //!   honoured in both its forms ([`parse_retry_after`]: seconds or an HTTP date), and an API key
 //!   that is never printed (it is scrubbed from every error message and hidden from `Debug`).
-//! * [`CanonicalRequest`] and [`ResponseCache`]: the exact request body, and a directory of
-//!   replies keyed by its blake3 hash, so a re-run answers repeats offline.
+//! * [`CanonicalRequest`] and [`ReplyStore`]: the exact request body, and where replies keyed
+//!   by its blake3 hash are kept, so a re-run answers repeats offline: [`ResponseCache`] (a
+//!   directory of reply files, `DIR/<2 hex>/<key hex>.json`) or any other store
+//!   ([`ChatClient::with_reply_store`]).
 //! * [`for_each_ordered`] and [`map_bounded`]: a bounded pool of worker threads that delivers
 //!   results in input order within a bounded window.
 //!
@@ -33,7 +35,7 @@ mod error;
 mod pool;
 mod retry_after;
 
-pub use cache::{CanonicalRequest, ChatMessage, ResponseCache};
+pub use cache::{CanonicalRequest, ChatMessage, ReplyEntry, ReplyStore, ResponseCache};
 #[cfg(feature = "http")]
 pub use client::{ChatClient, ChatConfig};
 pub use error::ClientError;

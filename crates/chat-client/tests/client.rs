@@ -8,7 +8,7 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chat_client::{ChatClient, ChatConfig, ClientError, ResponseCache};
+use chat_client::{ChatClient, ChatConfig, ClientError, ReplyStore, ResponseCache};
 use serde_json::{Value, json};
 
 const KEY: &str = "sk-test-secret-0123456789";
@@ -260,6 +260,45 @@ fn cache_answers_repeats_offline() {
             );
         }
     }
+}
+
+/// A reply store in memory: what the client asks of any store.
+#[derive(Default)]
+struct Memory(Mutex<Vec<(blake3::Hash, String, String)>>);
+
+impl ReplyStore for Memory {
+    fn get_reply(&self, key: &blake3::Hash) -> Option<String> {
+        let kept = self.0.lock().unwrap();
+        kept.iter().find(|e| e.0 == *key).map(|e| e.2.clone())
+    }
+    fn put_reply(&self, key: &blake3::Hash, model: &str, reply: &str) -> Result<(), ClientError> {
+        let mut kept = self.0.lock().unwrap();
+        kept.push((*key, model.to_owned(), reply.to_owned()));
+        Ok(())
+    }
+}
+
+#[test]
+fn any_reply_store_answers_repeats_offline() {
+    let (base, seen) = serve(vec![reply(200, completion(EXTRACTION))]);
+    let store = Arc::new(Memory::default());
+    let client = ChatClient::new(config(&base))
+        .unwrap()
+        .with_reply_store(store.clone());
+    assert_eq!(client.complete("same").unwrap(), EXTRACTION);
+    assert_eq!(client.complete("same").unwrap(), EXTRACTION);
+    assert_eq!((client.attempts(), client.cache_hits()), (1, 1));
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    // Stored under the request's key, with the model's name.
+    let kept = store.0.lock().unwrap();
+    assert_eq!(
+        kept.as_slice(),
+        [(
+            client.request("same").key(),
+            "test-model".to_owned(),
+            EXTRACTION.to_owned()
+        )]
+    );
 }
 
 #[test]
