@@ -1,92 +1,208 @@
 //! `file:` models: precomputed predictions, one `{"text", "label"}` (or `"record"`) per line.
+//!
+//! The file is never held in memory. It is read line by line, every line checked; each text's
+//! answer is staged in a temporary SQLite table keyed by the text's key (a text given again must
+//! give the same answer: the table remembers the line it first came on), and the table, read in
+//! key order, becomes a sealed segment ([`crate::segment`]): a lookup is one positioned read.
+//! The segment is named by blake3 of the file's bytes and the task, in `DIR/file-segments/` of
+//! the prediction cache when there is one (a second run hashes the unchanged file and opens the
+//! segment without rebuilding it), else in a temporary directory removed with the backend.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::fs::File;
+use std::io::{self, BufRead as _, BufReader, Read as _};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+use rusqlite::{Connection, OptionalExtension as _, params};
 use serde_json::Value;
-use suite_core::decision_of;
+use suite_core::{Decision, decision_of};
 
 use crate::backend::{Answer, Backend, protocol_message, short};
 use crate::error::Error;
-use crate::settings::Settings;
+use crate::segment::{PageBuf, RemoveOnDrop, Segment, SegmentWriter, unique_suffix};
+use crate::settings::{Settings, Task};
+
+/// The directory of `file:` models' segments inside a prediction cache directory: apart from
+/// the cache's own `segments/` (which `cache compact` empties of every file the database does
+/// not name), and not counted in the cache's size (they hold no paid-for answer).
+pub(crate) const FILE_SEGMENTS: &str = "file-segments";
+/// The domain of a text's key. Its own (not the prediction cache's `answer_key` domain): a
+/// `file:` key can never be taken for a cached answer's, and this tag is bumped if the
+/// derivation changes. A hash, not the text: 32 bytes per text in the staging table and the
+/// segment however long the texts are, spread evenly over the segment's pages.
+const KEY_DOMAIN: &str = "capkit-file-model/1";
+/// The domain of a segment's name: bumped when what a segment holds for a given file changes
+/// (with the segment format's own magic, which is hashed too).
+const NAME_DOMAIN: &str = "capkit-file-segment/1";
+/// Temporary files in [`FILE_SEGMENTS`] older than this are the leftovers of a killed build
+/// (a build under way writes its files continuously) and are removed by the next build.
+const STALE: Duration = Duration::from_secs(24 * 3600);
+/// Answers kept parsed by offset (a classifier's few labels are parsed once); past it the table
+/// is cleared, so memory stays flat for free-text answers.
+const MAX_PARSED: usize = 1 << 16;
 
 pub(crate) struct FileBackend {
     name: String,
-    answers: HashMap<String, Answer>,
+    /// The segment file (for messages).
+    path: PathBuf,
+    segment: Segment,
+    page: PageBuf,
+    parsed: HashMap<u64, Answer>,
+    /// The temporary directory of the segment when there is no cache directory: removed on
+    /// drop, after the segment's handle (declared last).
+    _temp: Option<TempDir>,
+}
+
+/// The key of `text` in a `file:` model's segment.
+fn text_key(text: &str) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    h.update(KEY_DOMAIN.as_bytes());
+    h.update(&[0]);
+    h.update(text.as_bytes());
+    *h.finalize().as_bytes()
+}
+
+/// The hasher of a segment's name, before the file's bytes.
+fn name_hasher(task: Task) -> blake3::Hasher {
+    let mut h = blake3::Hasher::new();
+    for part in [
+        NAME_DOMAIN.as_bytes(),
+        crate::segment::MAGIC,
+        task.name().as_bytes(),
+    ] {
+        h.update(part);
+        h.update(&[0]);
+    }
+    h
+}
+
+fn segment_name(digest: &blake3::Hash) -> String {
+    format!("file-{}.seg", digest.to_hex())
 }
 
 impl FileBackend {
-    /// Loads every line; a text given twice with different answers is an error.
-    pub(crate) fn load(name: &str, path: &Path, settings: &Settings) -> Result<Self, Error> {
-        let content = std::fs::read_to_string(path).map_err(|source| Error::ReadPredictions {
+    /// Reads and checks every line into a segment (see the module's doc); a text given twice
+    /// with different answers is an error. The segment goes in `cache_dir`'s
+    /// [`FILE_SEGMENTS`] when given (and is reused while the file is unchanged), else in a
+    /// temporary directory (also when the cache's cannot be created: a cache never fails a run).
+    pub(crate) fn load(
+        name: &str,
+        path: &Path,
+        settings: &Settings,
+        cache_dir: Option<&Path>,
+    ) -> Result<Self, Error> {
+        FileBackend::load_in(name, path, settings, cache_dir, &std::env::temp_dir())
+    }
+
+    /// [`FileBackend::load`], a temporary directory made under `temp` if needed.
+    fn load_in(
+        name: &str,
+        path: &Path,
+        settings: &Settings,
+        cache_dir: Option<&Path>,
+        temp: &Path,
+    ) -> Result<Self, Error> {
+        let read_error = |source| Error::ReadPredictions {
             model: name.to_owned(),
             path: path.to_owned(),
             source,
-        })?;
-        let mut answers: HashMap<String, Answer> = HashMap::new();
-        let mut first_line: HashMap<String, usize> = HashMap::new();
-        for (i, line) in content.lines().enumerate() {
-            let n = i + 1;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let bad = |problem: String| Error::Predictions {
-                model: name.to_owned(),
-                path: path.to_owned(),
-                line: n,
-                problem,
-            };
-            let value: Value =
-                serde_json::from_str(line).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-            let Value::Object(mut obj) = value else {
-                return Err(bad("expected a JSON object".to_owned()));
-            };
-            let Some(Value::String(text)) = obj.remove("text") else {
-                return Err(bad("no string \"text\"".to_owned()));
-            };
-            let output = match (obj.remove("label"), obj.remove("record")) {
-                (Some(v), None) | (None, Some(v)) => v,
-                (Some(_), Some(_)) => return Err(bad("both \"label\" and \"record\"".to_owned())),
-                (None, None) => return Err(bad("no \"label\" (or \"record\")".to_owned())),
-            };
-            crate::check_output(settings.task.answer_kind(), &output)
-                .map_err(|e| bad(protocol_message(&e)))?;
-            let answer = Answer {
-                output,
-                decision: obj.remove("decision").map(decision_of),
-            };
-            if let Some(before) = answers.get(&text) {
-                if *before != answer {
-                    return Err(bad(format!(
-                        "a different prediction for {:?} than on line {}",
-                        short(&text),
-                        first_line.get(&text).copied().unwrap_or(0)
-                    )));
+        };
+        let shared = cache_dir
+            .map(|dir| dir.join(FILE_SEGMENTS))
+            .filter(|dir| std::fs::create_dir_all(dir).is_ok());
+        let (dir, temp) = match shared {
+            Some(dir) => {
+                // Unchanged since a segment was built from it: open that one.
+                let mut hasher = name_hasher(settings.task);
+                hash_file(path, &mut hasher).map_err(read_error)?;
+                let existing = dir.join(segment_name(&hasher.finalize()));
+                if let Ok(segment) = Segment::open(&existing) {
+                    return Ok(FileBackend::new(name, existing, segment, None));
                 }
-                continue;
+                remove_stale(&dir);
+                (dir, None)
             }
-            first_line.insert(text.clone(), n);
-            answers.insert(text, answer);
-        }
-        let with = answers.values().filter(|a| a.decision.is_some()).count();
-        if with != 0 && with != answers.len() {
-            return Err(Error::PartialDecisions {
-                model: name.to_owned(),
-                with,
-                total: answers.len(),
-            });
-        }
-        Ok(FileBackend {
+            None => {
+                let temp = TempDir::new(temp).map_err(|source| Error::Cache {
+                    action: "creating",
+                    path: temp.to_owned(),
+                    source,
+                })?;
+                (temp.0.clone(), Some(temp))
+            }
+        };
+        let staged = Staged::read(name, path, settings, &dir)?;
+        let file = dir.join(segment_name(&staged.digest));
+        let cache_error = |source| Error::Cache {
+            action: "writing",
+            path: file.clone(),
+            source,
+        };
+        staged.write(&file).map_err(cache_error)?;
+        let segment = Segment::open(&file).map_err(cache_error)?;
+        Ok(FileBackend::new(name, file, segment, temp))
+    }
+
+    fn new(name: &str, path: PathBuf, segment: Segment, temp: Option<TempDir>) -> FileBackend {
+        FileBackend {
             name: name.to_owned(),
-            answers,
-        })
+            path,
+            segment,
+            page: PageBuf::default(),
+            parsed: HashMap::new(),
+            _temp: temp,
+        }
+    }
+
+    fn damaged(&self, source: io::Error) -> Error {
+        Error::ReadPredictions {
+            model: self.name.clone(),
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The answer at heap offset `at`.
+    fn answer_at(&mut self, at: u64) -> Result<Answer, Error> {
+        if let Some(answer) = self.parsed.get(&at) {
+            return Ok(answer.clone());
+        }
+        let (label, decision) = self.segment.answer(at).map_err(|e| self.damaged(e))?;
+        let answer = columns_answer(&label, decision.as_deref())
+            .map_err(|e| self.damaged(io::Error::new(io::ErrorKind::InvalidData, e)))?;
+        if self.parsed.len() >= MAX_PARSED {
+            self.parsed.clear();
+        }
+        self.parsed.insert(at, answer.clone());
+        Ok(answer)
     }
 }
 
 impl Backend for FileBackend {
     fn answer(&mut self, texts: &[&str], done: &mut dyn FnMut(u64)) -> Result<Vec<Answer>, Error> {
-        let mut out = Vec::with_capacity(texts.len());
-        let mut missing = texts.iter().filter(|t| !self.answers.contains_key(**t));
+        // Looked up in key order: neighbouring keys share a page read (as the cache's batches).
+        let mut keyed: Vec<([u8; 32], usize)> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (text_key(t), i))
+            .collect();
+        keyed.sort_unstable_by_key(|k| k.0);
+        let mut found: Vec<Option<u64>> = vec![None; texts.len()];
+        for (key, i) in &keyed {
+            let at = self
+                .segment
+                .find(key, &mut self.page)
+                .map_err(|e| self.damaged(e))?;
+            if let Some(place) = found.get_mut(*i) {
+                *place = at;
+            }
+        }
+        let mut missing = texts
+            .iter()
+            .zip(&found)
+            .filter(|(_, at)| at.is_none())
+            .map(|(t, _)| t);
         if let Some(first) = missing.next() {
             let more = missing.count();
             let others = match more {
@@ -99,10 +215,9 @@ impl Backend for FileBackend {
                 short(first)
             )));
         }
-        for t in texts {
-            if let Some(a) = self.answers.get(*t) {
-                out.push(a.clone());
-            }
+        let mut out = Vec::with_capacity(texts.len());
+        for at in found.into_iter().flatten() {
+            out.push(self.answer_at(at)?);
         }
         done(texts.len() as u64);
         Ok(out)
@@ -110,5 +225,328 @@ impl Backend for FileBackend {
 
     fn identity(&self) -> Option<String> {
         None
+    }
+}
+
+/// An answer from its stored columns (the label's JSON; the decision's, `null` for an
+/// escalation, none without a decision API).
+fn columns_answer(label: &str, decision: Option<&str>) -> Result<Answer, serde_json::Error> {
+    Ok(Answer {
+        output: serde_json::from_str(label)?,
+        decision: decision
+            .map(serde_json::from_str::<Value>)
+            .transpose()?
+            .map(decision_of),
+    })
+}
+
+/// An answer's columns (see [`columns_answer`]).
+fn answer_columns(answer: &Answer) -> (String, Option<String>) {
+    let decision = answer.decision.as_ref().map(|d| match d {
+        Decision::Escalate => "null".to_owned(),
+        Decision::Answer(v) => v.to_string(),
+    });
+    (answer.output.to_string(), decision)
+}
+
+/// Feeds every byte of `path` to `hasher`.
+fn hash_file(path: &Path, hasher: &mut blake3::Hasher) -> io::Result<()> {
+    let mut file = File::open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => {
+                hasher.update(&buf[..n]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Removes the temporary files in `dir` older than [`STALE`] (best effort).
+fn remove_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE);
+        if stale && entry.file_name().to_string_lossy().ends_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// A predictions file read, checked and staged: every distinct text's answer in a temporary
+/// database (removed on drop), and the digest naming its segment.
+struct Staged {
+    conn: Connection,
+    digest: blake3::Hash,
+    answers: u64,
+    /// The database file, removed after the connection is closed (declared after it).
+    _file: RemoveOnDrop,
+}
+
+impl Staged {
+    /// Reads `path` line by line into a staging database in `dir`, checking each line as the
+    /// protocol says; the first bad line is the error, naming its number.
+    fn read(name: &str, path: &Path, settings: &Settings, dir: &Path) -> Result<Staged, Error> {
+        let read_error = |source| Error::ReadPredictions {
+            model: name.to_owned(),
+            path: path.to_owned(),
+            source,
+        };
+        let input = File::open(path).map_err(read_error)?;
+        let db = dir.join(format!("stage-{}.sqlite3.tmp", unique_suffix()));
+        let mut file = RemoveOnDrop::default();
+        file.add(&db);
+        let store_error = |e: rusqlite::Error| Error::CacheStore {
+            action: "writing",
+            path: db.clone(),
+            message: e.to_string(),
+        };
+        let conn = Connection::open(&db).map_err(store_error)?;
+        // A scratch table, rebuilt from the file if lost: no journal, no syncs. A 64 MiB page
+        // cache: the inserts land at random keys, and a larger cache saves rereads of the
+        // table's pages as it grows past it (memory stays bounded whatever the file's size).
+        conn.execute_batch(
+            "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+             PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;
+             CREATE TABLE staged(
+                 k BLOB PRIMARY KEY,
+                 line INTEGER NOT NULL,
+                 label TEXT NOT NULL,
+                 decision TEXT) WITHOUT ROWID;",
+        )
+        .map_err(store_error)?;
+        let mut hasher = name_hasher(settings.task);
+        let (mut answers, mut with_decision) = (0u64, 0u64);
+        {
+            let tx = conn.unchecked_transaction().map_err(store_error)?;
+            let mut insert = tx
+                .prepare("INSERT OR IGNORE INTO staged VALUES (?1, ?2, ?3, ?4)")
+                .map_err(store_error)?;
+            let mut earlier = tx
+                .prepare("SELECT line, label, decision FROM staged WHERE k = ?1")
+                .map_err(store_error)?;
+            let mut reader = BufReader::with_capacity(1 << 20, input);
+            let mut bytes = Vec::new();
+            let mut n = 0usize;
+            loop {
+                bytes.clear();
+                if reader.read_until(b'\n', &mut bytes).map_err(read_error)? == 0 {
+                    break;
+                }
+                hasher.update(&bytes);
+                n += 1;
+                // `str::lines`: a line ends at `\n` or `\r\n`.
+                let mut line = bytes.as_slice();
+                if let Some(rest) = line.strip_suffix(b"\n") {
+                    line = rest.strip_suffix(b"\r").unwrap_or(rest);
+                }
+                let line = std::str::from_utf8(line).map_err(|_| {
+                    read_error(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "stream did not contain valid UTF-8",
+                    ))
+                })?;
+                let Some((text, answer)) = check_line(name, path, settings, n, line)? else {
+                    continue;
+                };
+                let key = text_key(&text);
+                let (label, decision) = answer_columns(&answer);
+                let fresh = insert
+                    .execute(params![&key[..], n as i64, label, decision])
+                    .map_err(store_error)?;
+                if fresh == 1 {
+                    answers += 1;
+                    with_decision += u64::from(answer.decision.is_some());
+                    continue;
+                }
+                let before = earlier
+                    .query_row(params![&key[..]], |r| {
+                        Ok((
+                            r.get::<_, i64>(0)?,
+                            r.get::<_, String>(1)?,
+                            r.get::<_, Option<String>>(2)?,
+                        ))
+                    })
+                    .optional()
+                    .map_err(store_error)?;
+                // Compared as answers, as before the table: JSON objects equal in any key order.
+                if let Some((first, label, decision)) = before
+                    && columns_answer(&label, decision.as_deref()).ok() != Some(answer)
+                {
+                    return Err(Error::Predictions {
+                        model: name.to_owned(),
+                        path: path.to_owned(),
+                        line: n,
+                        problem: format!(
+                            "a different prediction for {:?} than on line {first}",
+                            short(&text)
+                        ),
+                    });
+                }
+            }
+            drop((insert, earlier));
+            tx.commit().map_err(store_error)?;
+        }
+        if with_decision != 0 && with_decision != answers {
+            return Err(Error::PartialDecisions {
+                model: name.to_owned(),
+                with: with_decision as usize,
+                total: answers as usize,
+            });
+        }
+        Ok(Staged {
+            conn,
+            digest: hasher.finalize(),
+            answers,
+            _file: file,
+        })
+    }
+
+    /// Writes the staged answers, in key order, as the segment `path`.
+    fn write(&self, path: &Path) -> io::Result<()> {
+        let sql = |e: rusqlite::Error| io::Error::other(e.to_string());
+        let mut writer = SegmentWriter::create(path, self.answers)?;
+        let mut st = self
+            .conn
+            .prepare("SELECT k, label, decision FROM staged ORDER BY k")
+            .map_err(sql)?;
+        let mut rows = st.query([]).map_err(sql)?;
+        while let Some(row) = rows.next().map_err(sql)? {
+            let k: Vec<u8> = row.get(0).map_err(sql)?;
+            let key: [u8; 32] = k
+                .try_into()
+                .map_err(|_| io::Error::other("a staged key of the wrong length"))?;
+            writer.push(key, (row.get(1).map_err(sql)?, row.get(2).map_err(sql)?))?;
+        }
+        writer.finish().map(|_| ())
+    }
+}
+
+/// The text and answer of line `n` (`None`: a blank line), checked as the protocol says.
+fn check_line(
+    name: &str,
+    path: &Path,
+    settings: &Settings,
+    n: usize,
+    line: &str,
+) -> Result<Option<(String, Answer)>, Error> {
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let bad = |problem: String| Error::Predictions {
+        model: name.to_owned(),
+        path: path.to_owned(),
+        line: n,
+        problem,
+    };
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+    let Value::Object(mut obj) = value else {
+        return Err(bad("expected a JSON object".to_owned()));
+    };
+    let Some(Value::String(text)) = obj.remove("text") else {
+        return Err(bad("no string \"text\"".to_owned()));
+    };
+    let output = match (obj.remove("label"), obj.remove("record")) {
+        (Some(v), None) | (None, Some(v)) => v,
+        (Some(_), Some(_)) => return Err(bad("both \"label\" and \"record\"".to_owned())),
+        (None, None) => return Err(bad("no \"label\" (or \"record\")".to_owned())),
+    };
+    crate::check_output(settings.task.answer_kind(), &output)
+        .map_err(|e| bad(protocol_message(&e)))?;
+    let answer = Answer {
+        output,
+        decision: obj.remove("decision").map(decision_of),
+    };
+    Ok(Some((text, answer)))
+}
+
+/// A directory of its own under the system's temporary directory, removed (with what it holds)
+/// on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(base: &Path) -> io::Result<TempDir> {
+        let mut tries = 0;
+        loop {
+            let dir = base.join(format!("capkit-file-{}", unique_suffix()));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok(TempDir(dir)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 16 => tries += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn nothing_is_left_behind_after_a_load_a_drop_or_a_refused_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (temp, cache) = (tmp.path().join("temp"), tmp.path().join("cache"));
+        std::fs::create_dir_all(&temp).unwrap();
+        let path = tmp.path().join("p.jsonl");
+        let mut lines: String = (0..3_000)
+            .map(|i| format!("{{\"text\": \"t{i}\", \"label\": \"l{}\"}}\n", i % 3))
+            .collect();
+        std::fs::write(&path, &lines).unwrap();
+        let settings = Settings::default();
+        let load = |cache_dir| FileBackend::load_in("m", &path, &settings, cache_dir, &temp);
+
+        // No cache directory: one temporary directory holding the segment alone, removed with
+        // the backend.
+        let mut backend = load(None).unwrap();
+        let [dir] = names(&temp).try_into().unwrap();
+        let [seg] = names(&temp.join(&dir)).try_into().unwrap();
+        assert!(seg.starts_with("file-") && seg.ends_with(".seg"), "{seg}");
+        let answers = backend.answer(&["t4", "t2999"], &mut |_| {}).unwrap();
+        assert_eq!(answers[0].output, serde_json::json!("l1"));
+        assert_eq!(answers[1].output, serde_json::json!("l2"));
+        drop(backend);
+        assert_eq!(names(&temp), Vec::<String>::new());
+
+        // In the cache: the segment alone.
+        drop(load(Some(&cache)).unwrap());
+        let [seg] = names(&cache.join(FILE_SEGMENTS)).try_into().unwrap();
+        assert!(seg.starts_with("file-") && seg.ends_with(".seg"), "{seg}");
+
+        // Refused on its last line: no staging database, no half-written segment, anywhere.
+        lines.push_str("{\"text\": \"t1\", \"label\": \"other\"}\n");
+        std::fs::write(&path, &lines).unwrap();
+        for cache_dir in [None, Some(cache.as_path())] {
+            let err = load(cache_dir).err().unwrap().to_string();
+            assert!(err.ends_with(":3001: a different prediction for \"t1\" than on line 2"));
+        }
+        assert_eq!(names(&temp), Vec::<String>::new());
+        assert_eq!(names(&cache.join(FILE_SEGMENTS)), [seg]);
     }
 }

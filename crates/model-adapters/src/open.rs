@@ -14,9 +14,16 @@ use crate::{cmd, file};
 
 impl ModelSpec {
     /// Opens the model for `settings.task`: a `cmd:` subprocess starts here (once; it answers
-    /// every batch of the adapter's life), a `file:` model's predictions are read and checked,
-    /// `http:`/`openai:` models are checked and connect on their first batch.
+    /// every batch of the adapter's life), a `file:` model's predictions are read and checked
+    /// into a lookup file in a temporary directory (removed with the adapter; see
+    /// [`ModelSpec::open_cached`] to keep it), `http:`/`openai:` models are checked and connect
+    /// on their first batch.
     pub fn open(&self, settings: &Settings) -> Result<Adapter, Error> {
+        self.open_in(settings, None)
+    }
+
+    /// [`ModelSpec::open`], a `file:` model's lookup file kept in `cache_dir` when given.
+    fn open_in(&self, settings: &Settings, cache_dir: Option<&Path>) -> Result<Adapter, Error> {
         let name = self.to_string();
         let backend: Box<dyn Backend> = match self {
             ModelSpec::Cmd { argv, .. } => Box::new(cmd::CmdBackend::start(&name, argv, settings)?),
@@ -27,7 +34,9 @@ impl ModelSpec {
                 base_url.as_deref().unwrap_or(&settings.base_url),
                 settings,
             )?,
-            ModelSpec::File { path } => Box::new(file::FileBackend::load(&name, path, settings)?),
+            ModelSpec::File { path } => {
+                Box::new(file::FileBackend::load(&name, path, settings, cache_dir)?)
+            }
         };
         Ok(Adapter::new(name, settings.task, backend))
     }
@@ -37,14 +46,17 @@ impl ModelSpec {
     /// adapter and cache that `capkit profile` and `capkit_rs.models` both run. `progress`, if
     /// given, moves by the texts answered, from the model (misses) and from the cache (hits).
     /// A cache that cannot be opened is not an error: the model answers uncached and the cache
-    /// keeps the warning ([`Cached::take_warning`](crate::Cached::take_warning)).
+    /// keeps the warning ([`Cached::take_warning`](crate::Cached::take_warning)). A `file:`
+    /// model is not cached (its answers are on disk already) but keeps its lookup file in
+    /// `cache_dir/file-segments/`, named by the file's contents: a later run over the
+    /// unchanged file opens it instead of reading every line again.
     pub fn open_cached(
         &self,
         settings: &Settings,
         cache_dir: Option<&Path>,
         progress: Option<Progress>,
     ) -> Result<Cached<Adapter>, Error> {
-        let mut adapter = self.open(settings)?;
+        let mut adapter = self.open_in(settings, cache_dir)?;
         if let Some(progress) = &progress {
             let progress = Arc::clone(progress);
             adapter = adapter.with_progress(move |n| progress(n));

@@ -137,21 +137,67 @@ pub(crate) struct SegmentWriter {
     answers: u64,
     last: Option<[u8; 32]>,
     shared: HashMap<Columns, u64>,
+    /// The temporary files, removed if the writer is dropped before it finishes. Declared
+    /// last: dropped after the files' handles (Windows cannot remove an open file).
+    leftovers: RemoveOnDrop,
+}
+
+/// Files removed when this is dropped (temporary files of an unfinished build), unless
+/// [`RemoveOnDrop::keep`] was called.
+#[derive(Default)]
+pub(crate) struct RemoveOnDrop(Vec<PathBuf>);
+
+impl RemoveOnDrop {
+    /// Removes `path` on drop too.
+    pub(crate) fn add(&mut self, path: &Path) {
+        self.0.push(path.to_owned());
+    }
+
+    /// Removes nothing: the files were renamed into place (or are gone).
+    pub(crate) fn keep(&mut self) {
+        self.0.clear();
+    }
+}
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            // Best effort: a file never created, or already removed, is fine.
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// A file name part no other writer has used: this process, the time and a count (two
+/// writers of one process within one clock tick).
+pub(crate) fn unique_suffix() -> String {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{:x}-{nanos:x}-{n:x}", std::process::id())
 }
 
 impl SegmentWriter {
     /// A writer of the segment that will be `path`, for about `expected` answers (an upper bound
-    /// is fine: pages are then a little emptier). Writes go to `path` + `.tmp` until
-    /// [`SegmentWriter::finish`].
+    /// is fine: pages are then a little emptier). Writes go to temporary files beside `path`,
+    /// named for this writer alone (two processes may build one `file:` model's segment at
+    /// once), until [`SegmentWriter::finish`] renames the segment into place; a writer dropped
+    /// unfinished (an error, a refused input) removes them.
     pub(crate) fn create(path: &Path, expected: u64) -> io::Result<SegmentWriter> {
+        let unique = unique_suffix();
         let with = |suffix: &str| {
             let mut p = path.as_os_str().to_owned();
-            p.push(suffix);
+            p.push(format!(".{unique}{suffix}"));
             PathBuf::from(p)
         };
         let (tmp, heap_tmp) = (with(".tmp"), with(".heap.tmp"));
+        let mut leftovers = RemoveOnDrop::default();
+        leftovers.add(&tmp);
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
         out.write_all(&[0u8; PAGE])?;
+        leftovers.add(&heap_tmp);
         let heap = BufWriter::with_capacity(1 << 20, File::create(&heap_tmp)?);
         Ok(SegmentWriter {
             path: path.to_owned(),
@@ -159,6 +205,7 @@ impl SegmentWriter {
             out,
             heap_tmp,
             heap,
+            leftovers,
             heap_len: 0,
             digest: blake3::Hasher::new(),
             home: expected.div_ceil(FILL).max(1),
@@ -268,6 +315,7 @@ impl SegmentWriter {
         file.sync_all()?;
         drop(file);
         std::fs::rename(&self.tmp, &self.path)?;
+        self.leftovers.keep();
         // The rename itself made durable before the database names the file (a directory
         // cannot be opened as a file on Windows, where the rename is durable on its own).
         #[cfg(unix)]
@@ -601,6 +649,31 @@ mod tests {
         w.push([2; 32], a.clone()).unwrap();
         w.push([2; 32], a.clone()).unwrap();
         assert!(w.push([1; 32], a).is_err());
+    }
+
+    #[test]
+    fn a_writer_dropped_unfinished_leaves_no_file_and_two_writers_share_no_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.seg");
+        let mut a = SegmentWriter::create(&path, 2).unwrap();
+        let mut b = SegmentWriter::create(&path, 2).unwrap();
+        a.push([1; 32], ("1".to_owned(), None)).unwrap();
+        b.push([1; 32], ("2".to_owned(), None)).unwrap();
+        // Four temporary files: none shared.
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 4);
+        drop(a);
+        assert_eq!(b.finish().unwrap(), 1);
+        let names: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["s.seg"]);
+        let seg = Segment::open(&path).unwrap();
+        let at = seg
+            .find(&[1; 32], &mut PageBuf::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(seg.answer(at).unwrap().0, "2");
     }
 
     #[test]

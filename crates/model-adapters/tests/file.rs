@@ -150,3 +150,175 @@ fn bad_lines_name_the_file_and_line() {
     );
     assert!(std::error::Error::source(&err).is_some());
 }
+
+/// `file:PATH` for `task`, its lookup file kept in `cache` (not cached: precomputed).
+fn open_in(
+    path: &Path,
+    task: Task,
+    cache: &Path,
+) -> Result<model_adapters::Cached<model_adapters::Adapter>, model_adapters::Error> {
+    let settings = Settings {
+        task,
+        ..Settings::default()
+    };
+    ModelSpec::parse(&format!("file:{}", path.display()))
+        .unwrap()
+        .open_cached(&settings, Some(cache), None)
+}
+
+/// The lookup files in `cache`, by name.
+fn segments(cache: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(cache.join("file-segments"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[cfg(unix)]
+fn inode(path: &Path) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(path).unwrap())
+}
+
+#[test]
+fn a_conflicting_repeat_far_from_the_first_names_both_lines() {
+    let tmp = temp_dir("file-far");
+    let path = tmp.path().join("p.jsonl");
+    let mut lines: String = (0..20_000)
+        .map(|i| format!("{}\n", json!({"text": format!("text {i}"), "label": i % 5})))
+        .collect();
+    lines.push('\n');
+    // Equal answers in another key order are the same answer; a different one is refused.
+    lines.push_str("{\"text\": \"text 17\", \"label\": 2}\n");
+    lines.push_str("{\"text\": \"text 3\", \"label\": 4}\n");
+    std::fs::write(&path, &lines).unwrap();
+    let err = open(&path, Task::Classify).err().unwrap().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "model `file:{0}`: {0}:20003: a different prediction for \"text 3\" than on line 4",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn the_lookup_file_is_built_once_per_file_content_and_survives_compaction() {
+    let tmp = temp_dir("file-reuse");
+    let cache = tmp.path().join("cache");
+    let path = tmp.path().join("p.jsonl");
+    let write = |labels: &[(&str, &str)]| {
+        let lines: String = labels
+            .iter()
+            .map(|(t, l)| format!("{}\n", json!({"text": t, "label": l})))
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+    };
+    write(&[("a", "pos"), ("b", "neg")]);
+    let first = open_in(&path, Task::Classify, &cache).unwrap();
+    assert_eq!(
+        first.predict_batch(&["b", "a"]).unwrap(),
+        [json!("neg"), json!("pos")]
+    );
+    assert_eq!(first.path(), None, "precomputed: not cached");
+    let [built] = segments(&cache).try_into().unwrap();
+    let built_path = cache.join("file-segments").join(&built);
+    #[cfg(unix)]
+    let ino = inode(&built_path);
+
+    // A cache beside it, compacted and verified: the lookup file is neither removed nor
+    // reported.
+    let cached = model_adapters::Cached::new(common::rule_model(), &cache, "rule");
+    cached.predict_batch(&["good", "bad"]).unwrap();
+    drop(cached);
+    model_adapters::cache_admin::compact(&cache).unwrap();
+    assert_eq!(
+        model_adapters::cache_admin::verify(&cache).unwrap(),
+        Vec::<String>::new()
+    );
+    assert_eq!(segments(&cache), std::slice::from_ref(&built));
+
+    // The same file again: the same lookup file, opened, not rebuilt.
+    let again = open_in(&path, Task::Classify, &cache).unwrap();
+    assert_eq!(again.predict_batch(&["a"]).unwrap(), [json!("pos")]);
+    assert_eq!(segments(&cache), std::slice::from_ref(&built));
+    #[cfg(unix)]
+    assert_eq!(inode(&built_path), ino, "rebuilt");
+    drop((first, again));
+
+    // A changed file: a lookup file of its own, answering the new labels.
+    write(&[("a", "neg"), ("b", "neg")]);
+    let changed = open_in(&path, Task::Classify, &cache).unwrap();
+    assert_eq!(changed.predict_batch(&["a"]).unwrap(), [json!("neg")]);
+    let names = segments(&cache);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.contains(&built));
+}
+
+#[test]
+fn decisions_and_escalations_come_back_from_the_lookup_file() {
+    let tmp = temp_dir("file-decisions");
+    let cache = tmp.path().join("cache");
+    let path = tmp.path().join("p.jsonl");
+    let lines = [
+        json!({"text": "a", "label": "pos", "decision": "pos"}),
+        json!({"text": "b", "label": "neg", "decision": null}),
+        json!({"text": "c", "label": {"k": [1, 2.5]}, "decision": {"k": [1, 2.5]}}),
+    ];
+    let content: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, content).unwrap();
+    for _ in 0..2 {
+        let model = open_in(&path, Task::Classify, &cache).unwrap();
+        let texts = ["c", "b", "a", "b"];
+        assert_eq!(
+            model.predict_batch(&texts).unwrap(),
+            [
+                json!({"k": [1, 2.5]}),
+                json!("neg"),
+                json!("pos"),
+                json!("neg")
+            ]
+        );
+        assert_eq!(
+            model.decide_batch(&texts).unwrap().unwrap(),
+            [
+                Decision::Answer(json!({"k": [1, 2.5]})),
+                Decision::Escalate,
+                Decision::Answer(json!("pos")),
+                Decision::Escalate
+            ]
+        );
+    }
+    assert_eq!(segments(&cache).len(), 1);
+}
+
+#[test]
+fn records_keep_their_key_order_through_the_lookup_file() {
+    let tmp = temp_dir("file-records");
+    let path = tmp.path().join("p.jsonl");
+    std::fs::write(
+        &path,
+        "{\"text\": \"x\", \"record\": {\"name\": \"Ann\", \"city\": \"Oslo\", \"age\": 3}}\n\
+         {\"text\": \"y\", \"record\": {}}\n\
+         {\"text\": \"x\", \"record\": {\"age\": 3, \"city\": \"Oslo\", \"name\": \"Ann\"}}\n",
+    )
+    .unwrap();
+    let model = open(&path, Task::Extract).unwrap();
+    let answers = model.predict_batch(&["y", "x"]).unwrap();
+    assert_eq!(answers[0], json!({}));
+    let keys: Vec<&String> = answers[1].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["name", "city", "age"], "the first line's order");
+    // The same bytes under another task are checked (and kept) apart: a label is no record.
+    let cache = tmp.path().join("cache");
+    std::fs::write(&path, "{\"text\": \"x\", \"label\": \"pos\"}\n").unwrap();
+    assert!(open_in(&path, Task::Classify, &cache).is_ok());
+    let err = open_in(&path, Task::Extract, &cache)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.ends_with(":1: a record must be a JSON object, got \"pos\""),
+        "{err}"
+    );
+}
