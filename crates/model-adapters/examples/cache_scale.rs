@@ -12,6 +12,8 @@
 //! With `--sealed` (after DIR) the lookups are measured twice in one run: from the database,
 //! then after `cache compact` has sealed the answers into a segment, from the segment (the
 //! compaction's time is printed too). A cache already sealed is measured from its segment only.
+//! A sealed run ends with the floor under a segment lookup on this machine: the CPU time of one
+//! positioned 1 KiB read of the segment alone, at random pages and at one page.
 //!
 //! With `--bulk` (after DIR) the synthetic answers are written straight into the store's table
 //! in key order, in transactions of a million rows, instead of through [`Cached`] as a profile
@@ -104,6 +106,49 @@ fn bulk_fill(
         }
         tx.commit()?;
     }
+    Ok(())
+}
+
+/// The floor under a segment lookup on this machine: the CPU cost of the one positioned read it
+/// makes, with nothing else around it. Reads 1 KiB (a page) at a million random page offsets of
+/// the largest segment, then a million times at offset 0 (the same page, always in the CPU's
+/// caches: the system call alone).
+#[cfg(unix)]
+fn read_floor(dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use std::os::unix::fs::FileExt as _;
+    let Some(path) = std::fs::read_dir(dir.join("segments"))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .max_by_key(|p| p.metadata().map_or(0, |m| m.len()))
+    else {
+        return Ok(());
+    };
+    let file = std::fs::File::open(&path)?;
+    let pages = (file.metadata()?.len() / 1024).max(1);
+    let mut buf = [0u8; 1024];
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    for (what, random) in [("a random page", true), ("one page again", false)] {
+        let cpu_started = cpu_seconds();
+        for _ in 0..1_000_000 {
+            // xorshift: a cheap spread of offsets.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let page = if random { state % pages } else { 0 };
+            file.read_exact_at(&mut buf, page * 1024)?;
+        }
+        let cpu = cpu_seconds() - cpu_started;
+        println!(
+            "floor: a million 1 KiB positioned reads of {what} of the segment: {cpu:.2} s CPU, \
+             {:.0} ns each",
+            cpu * 1000.0
+        );
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn read_floor(_: &std::path::Path) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     Ok(())
 }
 
@@ -211,6 +256,9 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             );
         }
         measure("sealed segment")?;
+    }
+    if sealed || stats.format == model_adapters::SEALED_FORMAT {
+        read_floor(&dir)?;
     }
     println!("peak RSS {:.1} MiB", peak_rss_mib());
     Ok(())
