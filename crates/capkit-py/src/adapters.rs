@@ -180,10 +180,8 @@ impl PyAdapterModel {
         }
         Ok(PyAdapterModel {
             spec,
-            settings: Settings {
-                reply_cache: cache.as_deref().map(model_adapters::reply_cache_dir),
-                ..settings
-            },
+            // openai: replies go into the cache's database (`open_cached` with `cache`).
+            settings,
             cache,
             opened: Mutex::default(),
         })

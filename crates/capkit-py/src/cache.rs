@@ -38,7 +38,8 @@ fn default_dir() -> PathBuf {
 }
 
 /// What the cache in ``dir`` (default: :func:`default_dir`) holds: ``{"path", "bytes", "format",
-/// "answers", "models": [{"identity", "answers"}, ...]}``, models with most answers first.
+/// "answers", "models": [{"identity", "answers"}, ...], "replies"}``, models with most answers
+/// first; ``replies``: the ``openai:`` models' raw replies kept in the cache.
 /// Raises ``FileNotFoundError`` when there is no cache there (none is created).
 #[pyfunction]
 #[pyo3(signature = (dir=None))]
@@ -60,6 +61,7 @@ fn stats(py: Python<'_>, dir: Option<PathBuf>) -> PyResult<Bound<'_, PyDict>> {
         models.append(d)?;
     }
     out.set_item("models", models)?;
+    out.set_item("replies", s.replies)?;
     Ok(out)
 }
 

@@ -1,8 +1,8 @@
 //! `capkit cache`: looking after the prediction cache `capkit profile` keeps (the store itself
 //! and these operations are `model_adapters`'; this module adds the flags and the output).
 
-use std::io::{BufWriter, Write as _};
-use std::path::PathBuf;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -41,10 +41,15 @@ enum CacheCommand {
         #[command(flatten)]
         at: At,
     },
-    /// Every answer as JSONL (`{"model", "k", "label", "decision"}` per line), in key order.
+    /// Every answer as JSONL (`{"model", "k", "label", "decision"}` per line), in key order;
+    /// with --replies the `openai:` replies instead, one line each as earlier capkit's reply
+    /// file held it (`{"format", "key", "model", "reply"}`).
     Export {
         #[command(flatten)]
         at: At,
+        /// Export the `openai:` replies, not the answers.
+        #[arg(long)]
+        replies: bool,
         /// Write to FILE, atomically, instead of stdout.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -98,6 +103,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
                 for m in &s.models {
                     lines.line(format_args!("  {:>12}  {}", m.answers, m.identity));
                 }
+                lines.line(format_args!("openai: replies: {}", s.replies));
                 lines.print()?;
             }
             Ok(ExitCode::SUCCESS)
@@ -125,24 +131,29 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             stdout::write(format!("compacted: {} -> {}\n", mib(before), mib(after)).as_bytes())?;
             Ok(ExitCode::SUCCESS)
         }
-        CacheCommand::Export { at, out } => {
+        CacheCommand::Export { at, replies, out } => {
             let dir = at.dir();
+            let (export, what): (fn(&Path, &mut dyn Write) -> _, _) = if replies {
+                (cache_admin::export_replies, "replies")
+            } else {
+                (cache_admin::export, "answers")
+            };
             match out {
                 Some(path) => {
                     let mut file = AtomicFile::create(&path, "--out")?;
                     let n = {
                         let mut w = BufWriter::new(&mut file);
-                        let n = cache_admin::export(&dir, &mut w)?;
+                        let n = export(&dir, &mut w)?;
                         w.flush()
                             .with_context(|| format!("--out {}: cannot write", path.display()))?;
                         n
                     };
                     file.commit()?;
-                    eprintln!("capkit: exported {n} answers to {}", path.display());
+                    eprintln!("capkit: exported {n} {what} to {}", path.display());
                 }
                 None => {
                     let mut w = stdout::Stdout::with_capacity(64 << 10);
-                    cache_admin::export(&dir, &mut w)?;
+                    export(&dir, &mut w)?;
                     w.flush()?;
                 }
             }

@@ -276,8 +276,8 @@ impl RunArgs {
             base_url: self.base_url.clone(),
             api_key_env: self.api_key_env.clone(),
             prompt_template,
-            // openai: replies beside the predictions, keyed by the exact request.
-            reply_cache: cache_dir.as_deref().map(model_adapters::reply_cache_dir),
+            // openai: replies go into the cache's database (`open_cached` with the cache dir).
+            reply_cache: None,
         };
         Ok(Reach {
             settings,

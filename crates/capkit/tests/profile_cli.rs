@@ -156,6 +156,20 @@ fn write_inputs(dir: &Path, s: &Value, suite: &Value) -> (PathBuf, PathBuf) {
     (texts, suite_path)
 }
 
+/// The stdout of `capkit cache ARGS --cache-dir CACHE`, which must succeed.
+fn cache_command(cache: &Path, args: &[&str]) -> String {
+    let mut all = vec!["cache"];
+    all.extend_from_slice(args);
+    all.extend(["--cache-dir", cache.to_str().unwrap()]);
+    let out = capkit(&all, &fixtures());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// Runs `capkit profile` on a scenario with the given model specs and returns the profile.
 fn cli_profile(s: &Value, suite: &Value, student: &str, teacher: &str, extra: &[&str]) -> Value {
     let tmp = temp_dir(&format!(
@@ -343,18 +357,7 @@ fn cached_second_run_makes_zero_model_calls() {
     assert_eq!(first, library_profile(&s, &suite));
 
     // `capkit cache`: what the two runs stored, sound, exported line by line, compacted.
-    let cache_cmd = |args: &[&str]| {
-        let mut all = vec!["cache"];
-        all.extend_from_slice(args);
-        all.extend(["--cache-dir", cache.to_str().unwrap()]);
-        let out = capkit(&all, &fixtures());
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let cache_cmd = |args: &[&str]| cache_command(&cache, args);
     let stats: Value = serde_json::from_str(&cache_cmd(&["stats", "--json"])).unwrap();
     let answers = stats["answers"].as_u64().unwrap();
     assert_eq!(stats["models"].as_array().unwrap().len(), 2, "{stats}");
@@ -858,6 +861,18 @@ fn openai_models_match_the_library() {
         let before = teacher_seen.lock().unwrap().len();
         assert_eq!(cached(), cli);
         assert_eq!(teacher_seen.lock().unwrap().len(), before);
+        // The raw replies are in the cache's database, not in files under `chat/`.
+        assert!(
+            !cache.join("chat").exists(),
+            "{id}: replies written as files"
+        );
+        let cache_cmd = |args: &[&str]| cache_command(&cache, args);
+        let stats: Value = serde_json::from_str(&cache_cmd(&["stats", "--json"])).unwrap();
+        let replies = stats["replies"].as_u64().unwrap();
+        assert!(replies > 0, "{stats}");
+        let exported = cache_cmd(&["export", "--replies"]);
+        assert_eq!(exported.lines().count() as u64, replies);
+        assert!(exported.starts_with("{\"format\":\"capkit-chat-cache/1\",\"key\":"));
     }
 }
 

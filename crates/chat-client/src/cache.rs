@@ -83,6 +83,20 @@ pub struct ReplyEntry {
     pub reply: String,
 }
 
+impl ReplyEntry {
+    /// The entry as its reply file holds it (one line of JSON, no newline):
+    /// `{"format":"capkit-chat-cache/1","key":HEX,"model":…,"reply":…}`.
+    pub fn to_json(&self) -> String {
+        let entry = Entry {
+            format: CACHE_FORMAT.to_owned(),
+            key: self.key.to_hex().to_string(),
+            model: self.model.clone(),
+            reply: self.reply.clone(),
+        };
+        serde_json::to_string(&entry).unwrap_or_default()
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 struct Entry {
     format: String,
@@ -187,20 +201,19 @@ impl ResponseCache {
 
     fn write(&self, key: &blake3::Hash, model: &str, reply: &str) -> Result<(), ClientError> {
         static WRITES: AtomicU64 = AtomicU64::new(0);
-        let (path, hex) = self.path_for(key);
+        let (path, _) = self.path_for(key);
         let cache_error = |path: &Path, e: std::io::Error| ClientError::Cache {
             path: path.to_owned(),
             message: e.to_string(),
         };
         let parent = path.parent().unwrap_or(&self.dir);
         std::fs::create_dir_all(parent).map_err(|e| cache_error(parent, e))?;
-        let entry = Entry {
-            format: CACHE_FORMAT.to_owned(),
-            key: hex,
+        let text = ReplyEntry {
+            key: *key,
             model: model.to_owned(),
             reply: reply.to_owned(),
-        };
-        let text = serde_json::to_string(&entry).unwrap_or_default();
+        }
+        .to_json();
         let tmp = path.with_extension(format!(
             "tmp.{}.{}",
             std::process::id(),
@@ -304,5 +317,8 @@ mod tests {
             }]
         );
         assert_eq!(cache.get_reply(&a.key()).as_deref(), Some("ra"));
+        // An entry's JSON is its file.
+        let file = std::fs::read_to_string(cache.path_for(&a.key()).0).unwrap();
+        assert_eq!(entries[0].to_json(), file);
     }
 }

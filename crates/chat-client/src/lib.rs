@@ -10,7 +10,9 @@
 //! * [`CanonicalRequest`] and [`ReplyStore`]: the exact request body, and where replies keyed
 //!   by its blake3 hash are kept, so a re-run answers repeats offline: [`ResponseCache`] (a
 //!   directory of reply files, `DIR/<2 hex>/<key hex>.json`) or any other store
-//!   ([`ChatClient::with_reply_store`]).
+//!   ([`ChatClient::with_reply_store`]; capkit's `openai:` models keep replies in their
+//!   prediction cache's database, `capkit-model-adapters`' `ReplyDatabase`, which imports such
+//!   a directory once and leaves its files in place).
 //! * [`for_each_ordered`] and [`map_bounded`]: a bounded pool of worker threads that delivers
 //!   results in input order within a bounded window.
 //!

@@ -1,6 +1,7 @@
 //! Looking after a prediction cache directory: what it holds ([`stats`]), whether it is sound
-//! ([`verify`]), sealing its answers and reclaiming space ([`compact`]) and its answers as JSONL
-//! ([`export`]). Every function opens an existing cache and never creates one.
+//! ([`verify`]), sealing its answers and reclaiming space ([`compact`]), its answers as JSONL
+//! ([`export`]) and its `openai:` replies as JSONL ([`export_replies`]). Every function opens an
+//! existing cache and never creates one.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,8 @@ pub struct CacheStats {
     pub answers: u64,
     /// Answers per model identity, most first.
     pub models: Vec<ModelAnswers>,
+    /// `openai:` replies kept by the exact request ([`ReplyDatabase`](crate::ReplyDatabase)).
+    pub replies: u64,
 }
 
 /// The answers of one model identity.
@@ -54,18 +57,21 @@ fn open_existing(dir: &Path, flags: OpenFlags) -> Result<(Connection, PathBuf, S
     Ok((conn, path, format))
 }
 
+/// Whether the database has `table` (a database an earlier capkit wrote may lack one).
+fn has_table(conn: &Connection, db: &Path, table: &str) -> Result<bool, Error> {
+    conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        params![table],
+        |r| r.get(0),
+    )
+    .map_err(sql("reading", db))
+}
+
 /// The sealed segments the database names: (model, file name, answers), by model. Empty for a
 /// database an earlier capkit wrote (no `segments` table).
 fn segments(conn: &Connection, db: &Path) -> Result<Vec<(i64, String, u64)>, Error> {
     let read = sql("reading", db);
-    let exists: bool = conn
-        .query_row(
-            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'segments'",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(&read)?;
-    if !exists {
+    if !has_table(conn, db, "segments")? {
         return Ok(Vec::new());
     }
     let mut st = conn
@@ -121,18 +127,27 @@ pub fn stats(dir: &Path) -> Result<CacheStats, Error> {
             .cmp(&a.answers)
             .then_with(|| a.identity.cmp(&b.identity))
     });
+    let replies = if has_table(&conn, &path, "replies")? {
+        conn.query_row("SELECT count(*) FROM replies", [], |r| r.get::<_, i64>(0))
+            .map_err(&read)?
+            .max(0) as u64
+    } else {
+        0
+    };
     Ok(CacheStats {
         bytes: cache_size(&path),
         format,
         answers: models.iter().map(|m| m.answers).sum(),
         models,
+        replies,
         path,
     })
 }
 
 /// Checks the cache in `dir`: SQLite's integrity check, then every stored answer is JSON and
 /// belongs to a known model, then each sealed segment (its digest, its keys in order, its
-/// answers JSON). Returns the problems found (empty: sound).
+/// answers JSON), then every `openai:` reply has a 32-byte key and a text model and reply (a
+/// reply is free text: its content is not checked). Returns the problems found (empty: sound).
 pub fn verify(dir: &Path) -> Result<Vec<String>, Error> {
     let (conn, path, _) = open_existing(dir, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let read = sql("reading", &path);
@@ -193,6 +208,33 @@ pub fn verify(dir: &Path) -> Result<Vec<String>, Error> {
                     .map(|p| format!("segment {} (model {model}): {p}", file.display())),
             ),
             Err(e) => problems.push(format!("segment {} (model {model}): {e}", file.display())),
+        }
+    }
+    if has_table(&conn, &path, "replies")? {
+        let mut st = conn
+            .prepare(
+                "SELECT k, typeof(model) = 'text', typeof(reply) = 'text' FROM replies
+                 WHERE length(k) != 32 OR typeof(k) != 'blob'
+                    OR typeof(model) != 'text' OR typeof(reply) != 'text'",
+            )
+            .map_err(&read)?;
+        let mut rows = st.query([]).map_err(&read)?;
+        while let Some(row) = rows.next().map_err(&read)? {
+            let key = match row.get_ref(0).map_err(&read)? {
+                rusqlite::types::ValueRef::Blob(b) => b.to_vec(),
+                rusqlite::types::ValueRef::Text(t) => t.to_vec(),
+                _ => Vec::new(),
+            };
+            let name = blake3_hex(&key);
+            if key.len() != 32 {
+                problems.push(format!("reply {name}: key of {} bytes, not 32", key.len()));
+            }
+            if !row.get::<_, bool>(1).map_err(&read)? {
+                problems.push(format!("reply {name}: model is not text"));
+            }
+            if !row.get::<_, bool>(2).map_err(&read)? {
+                problems.push(format!("reply {name}: reply is not text"));
+            }
         }
     }
     Ok(problems)
@@ -420,6 +462,46 @@ pub fn export(dir: &Path, out: &mut dyn Write) -> Result<u64, Error> {
     Ok(n)
 }
 
+/// Writes every `openai:` reply of the cache in `dir` to `out` as JSONL, in key order, one line
+/// each exactly as earlier capkit's reply file held it
+/// (`{"format":"capkit-chat-cache/1","key":HEX,"model":…,"reply":…}`, see
+/// `chat_client::ReplyEntry::to_json`). Returns the number of lines (0 for a cache without
+/// replies).
+pub fn export_replies(dir: &Path, out: &mut dyn Write) -> Result<u64, Error> {
+    let (conn, path, _) = open_existing(dir, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    if !has_table(&conn, &path, "replies")? {
+        return Ok(0);
+    }
+    let read = sql("reading", &path);
+    let mut st = conn
+        .prepare("SELECT k, model, reply FROM replies ORDER BY k")
+        .map_err(&read)?;
+    let mut rows = st.query([]).map_err(&read)?;
+    let mut n = 0;
+    while let Some(row) = rows.next().map_err(&read)? {
+        let key: Vec<u8> = row.get(0).map_err(&read)?;
+        // A damaged key (`cache verify` names it) has no entry form.
+        let Ok(key) = <[u8; 32]>::try_from(key.as_slice()) else {
+            continue;
+        };
+        let entry = chat_client::ReplyEntry {
+            key: blake3::Hash::from_bytes(key),
+            model: row.get(1).map_err(&read)?,
+            reply: row.get(2).map_err(&read)?,
+        };
+        let mut line = entry.to_json();
+        line.push('\n');
+        out.write_all(line.as_bytes())
+            .map_err(|source| Error::Cache {
+                action: "exporting",
+                path: path.clone(),
+                source,
+            })?;
+        n += 1;
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -467,8 +549,12 @@ mod tests {
         assert_eq!(stats(tmp.path()).unwrap().answers, 4);
     }
 
-    #[test]
-    fn a_compacted_cache_counts_exports_and_verifies_its_sealed_answers() {
+    /// A cache with 5,000 answers of model `a` (enough to seal), the model and its texts.
+    fn sealable_cache() -> (
+        tempfile::TempDir,
+        PerItemFn<impl Fn(&str) -> serde_json::Value>,
+        Vec<String>,
+    ) {
         let tmp = tempfile::tempdir().unwrap();
         let model = PerItemFn::new(|t: &str| json!(t.len()));
         let texts: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
@@ -476,6 +562,13 @@ mod tests {
         Cached::new(&model, tmp.path(), "a")
             .predict_batch(&refs)
             .unwrap();
+        (tmp, model, texts)
+    }
+
+    #[test]
+    fn a_compacted_cache_counts_exports_and_verifies_its_sealed_answers() {
+        let (tmp, model, texts) = sealable_cache();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         Cached::new(&model, tmp.path(), "b")
             .predict_batch(&refs[..10])
             .unwrap();
@@ -526,6 +619,56 @@ mod tests {
                 .iter()
                 .any(|p| p.contains("segment") && p.contains("digest")),
             "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn replies_are_counted_verified_exported_and_kept_by_a_compaction() {
+        use chat_client::{ReplyStore as _, ResponseCache};
+        let (tmp, _, _) = sealable_cache();
+        // A cache from before replies: none, and nothing to export.
+        assert_eq!(stats(tmp.path()).unwrap().replies, 0);
+        assert_eq!(export_replies(tmp.path(), &mut Vec::new()).unwrap(), 0);
+        let db = crate::ReplyDatabase::open(tmp.path()).unwrap();
+        let keys: Vec<blake3::Hash> = (0..3).map(|i| blake3::hash(&[i])).collect();
+        for (i, key) in keys.iter().enumerate() {
+            db.put_reply(key, "gpt", &format!("reply \"{i}\"\n"))
+                .unwrap();
+        }
+        drop(db);
+        let s = stats(tmp.path()).unwrap();
+        assert_eq!((s.replies, s.answers), (3, 5000));
+        assert_eq!(verify(tmp.path()).unwrap(), Vec::<String>::new());
+        let mut before = Vec::new();
+        assert_eq!(export_replies(tmp.path(), &mut before).unwrap(), 3);
+        // Each line is an entry file of the old reply directory.
+        let old = tmp.path().join("old");
+        for line in String::from_utf8(before.clone()).unwrap().lines() {
+            let key = &serde_json::from_str::<serde_json::Value>(line).unwrap()["key"];
+            let key = key.as_str().unwrap();
+            let file = old.join(&key[..2]).join(format!("{key}.json"));
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, line).unwrap();
+        }
+        let old = ResponseCache::new(old);
+        assert_eq!(old.get_reply(&keys[1]).as_deref(), Some("reply \"1\"\n"));
+        compact(tmp.path()).unwrap();
+        assert_eq!(stats(tmp.path()).unwrap().replies, 3);
+        let mut after = Vec::new();
+        export_replies(tmp.path(), &mut after).unwrap();
+        assert_eq!(before, after);
+        // A damaged reply is named.
+        let conn = Connection::open(tmp.path().join(DATABASE)).unwrap();
+        conn.execute(
+            "UPDATE replies SET reply = X'ff' WHERE model = 'gpt' AND k = ?1",
+            params![&keys[0].as_bytes()[..]],
+        )
+        .unwrap();
+        drop(conn);
+        let problems = verify(tmp.path()).unwrap();
+        assert_eq!(
+            problems,
+            [format!("reply {}: reply is not text", keys[0].to_hex())]
         );
     }
 

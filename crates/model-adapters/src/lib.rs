@@ -16,7 +16,8 @@
 //! [`ModelSpec::parse`] reads a spec, [`ModelSpec::open`] opens its [`Adapter`] (a `Model`, with
 //! the decision API of models that answer with decisions), and [`Cached`] keeps any model's
 //! answers on disk keyed by blake3(model identity, text), so a second profile asks only about
-//! texts the model has not answered. https needs feature `tls`; with default features off only
+//! texts the model has not answered; an `openai:` model opened with a cache directory
+//! ([`ModelSpec::open_cached`]) also keeps its raw replies there ([`ReplyDatabase`]). https needs feature `tls`; with default features off only
 //! `cmd:` and `file:` remain, and no HTTP client is compiled.
 //!
 //! The answer side of the protocol is pure and fuzzed: [`parse_answer_line`] (a `cmd:` answer
@@ -52,6 +53,7 @@ mod open;
 #[cfg(feature = "openai")]
 mod openai;
 mod protocol;
+mod replies;
 mod segment;
 mod settings;
 mod spec;
@@ -61,10 +63,11 @@ pub use cache::{
     Cached, DATABASE, SEALED_FORMAT, STORE_FORMAT, answer_key, cache_size, default_cache_dir,
 };
 pub use error::Error;
-pub use open::{Progress, reply_cache_dir};
+pub use open::Progress;
 pub use protocol::{
     AnswerKind, LineAnswer, ProtocolError, check_output, parse_answer_line, parse_batch_answer,
 };
+pub use replies::{ReplyDatabase, reply_cache_dir};
 pub use settings::{Settings, Task};
 pub use spec::{ModelSpec, scrub_userinfo};
 // The model interface the adapters implement (the same crate `capture` and `extractive` use).

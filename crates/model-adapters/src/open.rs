@@ -1,7 +1,7 @@
 //! The dispatch: a [`ModelSpec`] opened as the [`Adapter`] of its scheme. The one module that
 //! knows every backend; no backend knows it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::Cached;
@@ -22,7 +22,8 @@ impl ModelSpec {
         self.open_in(settings, None)
     }
 
-    /// [`ModelSpec::open`], a `file:` model's lookup file kept in `cache_dir` when given.
+    /// [`ModelSpec::open`], a `file:` model's lookup file and an `openai:` model's replies kept
+    /// in `cache_dir` when given.
     fn open_in(&self, settings: &Settings, cache_dir: Option<&Path>) -> Result<Adapter, Error> {
         let name = self.to_string();
         let backend: Box<dyn Backend> = match self {
@@ -33,6 +34,7 @@ impl ModelSpec {
                 model,
                 base_url.as_deref().unwrap_or(&settings.base_url),
                 settings,
+                cache_dir,
             )?,
             ModelSpec::File { path } => {
                 Box::new(file::FileBackend::load(&name, path, settings, cache_dir)?)
@@ -49,7 +51,9 @@ impl ModelSpec {
     /// keeps the warning ([`Cached::take_warning`](crate::Cached::take_warning)). A `file:`
     /// model is not cached (its answers are on disk already) but keeps its lookup file in
     /// `cache_dir/file-segments/`, named by the file's contents: a later run over the
-    /// unchanged file opens it instead of reading every line again.
+    /// unchanged file opens it instead of reading every line again. An `openai:` model keeps
+    /// its raw replies in the cache's database ([`ReplyDatabase`](crate::ReplyDatabase),
+    /// instead of [`Settings::reply_cache`]).
     pub fn open_cached(
         &self,
         settings: &Settings,
@@ -75,12 +79,6 @@ impl ModelSpec {
 /// A callback moved by the number of texts answered (a progress bar, say).
 pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
 
-/// Where the `openai:` models' reply cache goes inside a prediction cache directory: the
-/// command line and Python share it ([`Settings::reply_cache`]).
-pub fn reply_cache_dir(cache_dir: &Path) -> PathBuf {
-    cache_dir.join("chat")
-}
-
 #[cfg(feature = "http")]
 fn http(name: &str, url: &str, settings: &Settings) -> Result<Box<dyn Backend>, Error> {
     Ok(Box::new(crate::http::HttpBackend::new(
@@ -103,14 +101,21 @@ fn openai(
     model: &str,
     base_url: &str,
     settings: &Settings,
+    cache_dir: Option<&Path>,
 ) -> Result<Box<dyn Backend>, Error> {
     Ok(Box::new(crate::openai::OpenAiBackend::new(
-        name, model, base_url, settings,
+        name, model, base_url, settings, cache_dir,
     )?))
 }
 
 #[cfg(not(feature = "openai"))]
-fn openai(name: &str, _: &str, _: &str, _: &Settings) -> Result<Box<dyn Backend>, Error> {
+fn openai(
+    name: &str,
+    _: &str,
+    _: &str,
+    _: &Settings,
+    _: Option<&Path>,
+) -> Result<Box<dyn Backend>, Error> {
     Err(Error::Unsupported {
         model: name.to_owned(),
         scheme: "openai",

@@ -1,6 +1,9 @@
 //! `openai:` models: one chat completion per text through the chat client of `capkit-chat-client` (retries,
 //! timeouts, reply cache), the prompt from a template file with a `{text}` slot.
 
+use std::path::Path;
+use std::sync::Arc;
+
 use chat_client::{ChatClient, ChatConfig, ResponseCache};
 use serde_json::Value;
 
@@ -26,6 +29,7 @@ impl OpenAiBackend {
         model: &str,
         base_url: &str,
         settings: &Settings,
+        cache_dir: Option<&Path>,
     ) -> Result<Self, Error> {
         let config_error = |problem: String| Error::Config {
             model: name.to_owned(),
@@ -46,7 +50,14 @@ impl OpenAiBackend {
         config.timeout = settings.timeout;
         config.max_retries = settings.retries;
         let mut client = ChatClient::new(config).map_err(|e| config_error(e.to_string()))?;
-        if let Some(dir) = &settings.reply_cache {
+        // With a cache directory the replies go into its database. One that cannot be opened
+        // leaves the client without a reply store: the prediction cache opens the same database
+        // and carries the warning (a cache never fails a run).
+        if let Some(dir) = cache_dir {
+            if let Ok(db) = crate::ReplyDatabase::open(dir) {
+                client = client.with_reply_store(Arc::new(db));
+            }
+        } else if let Some(dir) = &settings.reply_cache {
             client = client.with_cache(ResponseCache::new(dir));
         }
         Ok(OpenAiBackend {

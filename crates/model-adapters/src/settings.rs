@@ -66,7 +66,10 @@ pub struct Settings {
     /// The prompt of `openai:` models, with a `{text}` slot (required by them).
     pub prompt_template: Option<String>,
     /// A directory of `openai:` replies keyed by blake3 of the exact request
-    /// (`chat_client::ResponseCache`); `capkit profile` uses `CACHE_DIR/chat`.
+    /// (`chat_client::ResponseCache`, one file per reply), for models opened with
+    /// [`ModelSpec::open`](crate::ModelSpec::open). [`ModelSpec::open_cached`](crate::ModelSpec::open_cached)
+    /// with a cache directory ignores it and keeps the replies in that cache's database
+    /// ([`ReplyDatabase`](crate::ReplyDatabase)), as `capkit profile` and `capkit_rs.models` do.
     pub reply_cache: Option<PathBuf>,
 }
 

@@ -157,3 +157,93 @@ fn cached_answers_send_no_request() {
     assert_eq!(run(&replies, None), first);
     assert_eq!(requests(), after_first, "the reply cache sent a request");
 }
+
+/// The `.json` files under `dir`, at any depth.
+fn json_files(dir: &std::path::Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            if p.is_dir() {
+                json_files(&p)
+            } else {
+                usize::from(p.extension().is_some_and(|x| x == "json"))
+            }
+        })
+        .sum()
+}
+
+/// The server of the reply-store tests: a JSON object for every text, a valid label (the whole
+/// reply) and a valid record alike, so both tasks send the same requests.
+fn object_server() -> (String, Arc<Mutex<Vec<Value>>>) {
+    chat_server(|t| json!({ "text": t }).to_string())
+}
+
+#[test]
+fn with_a_cache_dir_replies_are_kept_in_its_database() {
+    // Classify, then extract with the same prompt: the prediction cache keeps the two tasks
+    // apart (another identity), the reply store answers the second from the first's replies.
+    let tmp = temp_dir("openai-replies");
+    let dir = tmp.path().join("cache");
+    let (url, seen) = object_server();
+    let spec = ModelSpec::parse(&format!("openai:m@{url}/v1")).unwrap();
+    let texts = texts();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let classify = spec
+        .open_cached(&settings(Task::Classify), Some(&dir), None)
+        .unwrap();
+    let labels = classify.predict_batch(&refs).unwrap();
+    assert!(classify.take_warning().is_none());
+    assert_eq!(labels[0], json!(json!({ "text": refs[0] }).to_string()));
+    let sent = seen.lock().unwrap().len();
+    assert_eq!(sent, refs.len());
+    let extract = spec
+        .open_cached(&settings(Task::Extract), Some(&dir), None)
+        .unwrap();
+    let records = extract.predict_batch(&refs).unwrap();
+    assert_eq!(records[0], json!({ "text": refs[0] }));
+    assert_eq!((extract.hits(), extract.misses()), (0, refs.len() as u64));
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        sent,
+        "the second run sent a request"
+    );
+    assert_eq!(json_files(&dir), 0, "a reply was written as a file");
+    let stats = model_adapters::cache_admin::stats(&dir).unwrap();
+    assert_eq!(stats.replies, refs.len() as u64);
+}
+
+#[test]
+fn a_reply_directory_of_earlier_capkit_is_imported_once() {
+    let tmp = temp_dir("openai-replies-import");
+    let dir = tmp.path().join("cache");
+    let (url, seen) = object_server();
+    let spec = ModelSpec::parse(&format!("openai:m@{url}/v1")).unwrap();
+    let texts = texts();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    // Earlier capkit: replies as files in `DIR/chat`.
+    let old = Settings {
+        reply_cache: Some(model_adapters::reply_cache_dir(&dir)),
+        ..settings(Task::Classify)
+    };
+    spec.open(&old).unwrap().predict_batch(&refs).unwrap();
+    let sent = seen.lock().unwrap().len();
+    let files = json_files(&dir);
+    assert_eq!(files, refs.len());
+    // Now: the files' replies answer from the database; the files stay.
+    let model = spec
+        .open_cached(&settings(Task::Extract), Some(&dir), None)
+        .unwrap();
+    assert_eq!(
+        model.predict_batch(&refs).unwrap()[0],
+        json!({ "text": refs[0] })
+    );
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        sent,
+        "an imported reply was asked again"
+    );
+    assert_eq!(json_files(&dir), files);
+}
