@@ -20,7 +20,7 @@ pub(crate) struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum CacheCommand {
-    /// Where the cache is, its size on disk and its answers per model.
+    /// Where the cache is, its size on disk, its answers per model and its `openai:` replies.
     Stats {
         #[command(flatten)]
         at: At,
@@ -28,8 +28,8 @@ enum CacheCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Checks the cache (SQLite's integrity check, every answer's JSON); exits 1 naming each
-    /// problem.
+    /// Checks the cache (SQLite's integrity check, every answer's JSON, each sealed segment,
+    /// each `openai:` reply's key and text); exits 1 naming each problem.
     Verify {
         #[command(flatten)]
         at: At,
@@ -103,7 +103,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
                 for m in &s.models {
                     lines.line(format_args!("  {:>12}  {}", m.answers, m.identity));
                 }
-                lines.line(format_args!("openai: replies: {}", s.replies));
+                lines.line(format_args!(
+                    "replies: {} (openai: models' raw replies)",
+                    s.replies
+                ));
                 lines.print()?;
             }
             Ok(ExitCode::SUCCESS)

@@ -870,6 +870,7 @@ fn openai_models_match_the_library() {
         let stats: Value = serde_json::from_str(&cache_cmd(&["stats", "--json"])).unwrap();
         let replies = stats["replies"].as_u64().unwrap();
         assert!(replies > 0, "{stats}");
+        assert!(cache_cmd(&["stats"]).contains(&format!("\nreplies: {replies} ")));
         let exported = cache_cmd(&["export", "--replies"]);
         assert_eq!(exported.lines().count() as u64, replies);
         assert!(exported.starts_with("{\"format\":\"capkit-chat-cache/1\",\"key\":"));
