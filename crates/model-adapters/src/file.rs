@@ -1,12 +1,12 @@
 //! `file:` models: precomputed predictions, one `{"text", "label"}` (or `"record"`) per line.
 //!
-//! The file is never held in memory. It is read line by line, every line checked; each text's
-//! answer is staged in a temporary SQLite table keyed by the text's key (a text given again must
-//! give the same answer: the table remembers the line it first came on), and the table, read in
-//! key order, becomes a sealed segment ([`crate::segment`]): a lookup is one positioned read.
-//! The segment is named by blake3 of the file's bytes and the task, in `DIR/file-segments/` of
-//! the prediction cache when there is one (a second run hashes the unchanged file and opens the
-//! segment without rebuilding it), else in a temporary directory removed with the backend.
+//! The file is never held in memory. It is read line by line, every line checked, each answer
+//! appended to a temporary SQLite table with its line and its text's key; read back sorted by key
+//! and line, the table gives each text's first answer (a later line giving another is an error
+//! naming both) and becomes a sealed segment ([`crate::segment`]): a lookup is one positioned
+//! read. The segment is named by blake3 of the file's bytes and the task, in `DIR/file-segments/`
+//! of the prediction cache when there is one (a second run hashes the unchanged file and opens
+//! the segment without rebuilding it), else in a temporary directory removed with the backend.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -14,7 +14,7 @@ use std::io::{self, BufRead as _, BufReader, Read as _};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension as _, params};
+use rusqlite::{Connection, params};
 use serde_json::Value;
 use suite_core::{Decision, decision_of};
 
@@ -32,8 +32,9 @@ pub(crate) const FILE_SEGMENTS: &str = "file-segments";
 /// derivation changes. A hash, not the text: 32 bytes per text in the staging table and the
 /// segment however long the texts are, spread evenly over the segment's pages.
 const KEY_DOMAIN: &str = "capkit-file-model/1";
-/// The domain of a segment's name: bumped when what a segment holds for a given file changes
-/// (with the segment format's own magic, which is hashed too).
+/// The domain of a segment's name: bumped when what a segment holds for a given file changes,
+/// or when the checks of a line change (a segment is reused without checking the file again);
+/// the segment format's own magic is hashed too.
 const NAME_DOMAIN: &str = "capkit-file-segment/1";
 /// Temporary files in [`FILE_SEGMENTS`] older than this are the leftovers of a killed build
 /// (a build under way writes its files continuously) and are removed by the next build.
@@ -134,13 +135,12 @@ impl FileBackend {
         };
         let staged = Staged::read(name, path, settings, &dir)?;
         let file = dir.join(segment_name(&staged.digest));
-        let cache_error = |source| Error::Cache {
-            action: "writing",
+        staged.write(name, path, &file)?;
+        let segment = Segment::open(&file).map_err(|source| Error::Cache {
+            action: "reading",
             path: file.clone(),
             source,
-        };
-        staged.write(&file).map_err(cache_error)?;
-        let segment = Segment::open(&file).map_err(cache_error)?;
+        })?;
         Ok(FileBackend::new(name, file, segment, temp))
     }
 
@@ -283,19 +283,29 @@ fn remove_stale(dir: &Path) {
     }
 }
 
-/// A predictions file read, checked and staged: every distinct text's answer in a temporary
-/// database (removed on drop), and the digest naming its segment.
+/// A predictions file read and staged: every answer line's key, line number and answer in a
+/// temporary database (removed on drop), in line order, and the digest naming its segment.
+///
+/// Rows are appended in line order (cheap), not inserted at their keys: inserting 10 million
+/// random keys into a B-tree larger than SQLite's page cache costs a page read or two each.
+/// Repeats are found afterwards, when the rows are read sorted by key and line (SQLite's
+/// external merge sort, in bounded memory) on their way into the segment.
 struct Staged {
     conn: Connection,
+    /// The database file (for messages).
+    db: PathBuf,
     digest: blake3::Hash,
-    answers: u64,
+    rows: u64,
+    /// The first line that failed its checks: reading stopped there. A repeat that contradicts
+    /// an earlier line comes first if it is on an earlier line.
+    bad: Option<Error>,
     /// The database file, removed after the connection is closed (declared after it).
     _file: RemoveOnDrop,
 }
 
 impl Staged {
     /// Reads `path` line by line into a staging database in `dir`, checking each line as the
-    /// protocol says; the first bad line is the error, naming its number.
+    /// protocol says, up to the first bad line.
     fn read(name: &str, path: &Path, settings: &Settings, dir: &Path) -> Result<Staged, Error> {
         let read_error = |source| Error::ReadPredictions {
             model: name.to_owned(),
@@ -306,35 +316,28 @@ impl Staged {
         let db = dir.join(format!("stage-{}.sqlite3.tmp", unique_suffix()));
         let mut file = RemoveOnDrop::default();
         file.add(&db);
-        let store_error = |e: rusqlite::Error| Error::CacheStore {
-            action: "writing",
-            path: db.clone(),
-            message: e.to_string(),
-        };
-        let conn = Connection::open(&db).map_err(store_error)?;
-        // A scratch table, rebuilt from the file if lost: no journal, no syncs. A 64 MiB page
-        // cache: the inserts land at random keys, and a larger cache saves rereads of the
-        // table's pages as it grows past it (memory stays bounded whatever the file's size).
+        let store_error = staging_error(&db);
+        let conn = Connection::open(&db).map_err(&store_error)?;
+        // A scratch table, rebuilt from the file if lost: no journal, no syncs. The page cache
+        // size (32 MiB) also bounds the sort's memory before it spills to temporary files, so
+        // the two together stay under ~70 MiB whatever the file's size.
         conn.execute_batch(
             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
-             PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;
+             PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768;
              CREATE TABLE staged(
-                 k BLOB PRIMARY KEY,
-                 line INTEGER NOT NULL,
+                 line INTEGER PRIMARY KEY,
+                 k BLOB NOT NULL,
                  label TEXT NOT NULL,
-                 decision TEXT) WITHOUT ROWID;",
+                 decision TEXT);",
         )
-        .map_err(store_error)?;
+        .map_err(&store_error)?;
         let mut hasher = name_hasher(settings.task);
-        let (mut answers, mut with_decision) = (0u64, 0u64);
+        let (mut rows, mut bad) = (0u64, None);
         {
-            let tx = conn.unchecked_transaction().map_err(store_error)?;
+            let tx = conn.unchecked_transaction().map_err(&store_error)?;
             let mut insert = tx
-                .prepare("INSERT OR IGNORE INTO staged VALUES (?1, ?2, ?3, ?4)")
-                .map_err(store_error)?;
-            let mut earlier = tx
-                .prepare("SELECT line, label, decision FROM staged WHERE k = ?1")
-                .map_err(store_error)?;
+                .prepare("INSERT INTO staged VALUES (?1, ?2, ?3, ?4)")
+                .map_err(&store_error)?;
             let mut reader = BufReader::with_capacity(1 << 20, input);
             let mut bytes = Vec::new();
             let mut n = 0usize;
@@ -345,57 +348,120 @@ impl Staged {
                 }
                 hasher.update(&bytes);
                 n += 1;
-                // `str::lines`: a line ends at `\n` or `\r\n`.
-                let mut line = bytes.as_slice();
-                if let Some(rest) = line.strip_suffix(b"\n") {
-                    line = rest.strip_suffix(b"\r").unwrap_or(rest);
-                }
-                let line = std::str::from_utf8(line).map_err(|_| {
-                    read_error(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        "stream did not contain valid UTF-8",
-                    ))
-                })?;
-                let Some((text, answer)) = check_line(name, path, settings, n, line)? else {
-                    continue;
+                let line = line_text(&bytes).map_err(read_error)?;
+                let (text, answer) = match check_line(name, path, settings, n, line) {
+                    Ok(Some(checked)) => checked,
+                    Ok(None) => continue,
+                    Err(e) => {
+                        bad = Some(e);
+                        break;
+                    }
                 };
-                let key = text_key(&text);
                 let (label, decision) = answer_columns(&answer);
-                let fresh = insert
-                    .execute(params![&key[..], n as i64, label, decision])
-                    .map_err(store_error)?;
-                if fresh == 1 {
-                    answers += 1;
-                    with_decision += u64::from(answer.decision.is_some());
-                    continue;
-                }
-                let before = earlier
-                    .query_row(params![&key[..]], |r| {
-                        Ok((
-                            r.get::<_, i64>(0)?,
-                            r.get::<_, String>(1)?,
-                            r.get::<_, Option<String>>(2)?,
-                        ))
-                    })
-                    .optional()
-                    .map_err(store_error)?;
-                // Compared as answers, as before the table: JSON objects equal in any key order.
-                if let Some((first, label, decision)) = before
-                    && columns_answer(&label, decision.as_deref()).ok() != Some(answer)
-                {
-                    return Err(Error::Predictions {
-                        model: name.to_owned(),
-                        path: path.to_owned(),
-                        line: n,
-                        problem: format!(
-                            "a different prediction for {:?} than on line {first}",
-                            short(&text)
-                        ),
-                    });
+                insert
+                    .execute(params![n as i64, &text_key(&text)[..], label, decision])
+                    .map_err(&store_error)?;
+                rows += 1;
+            }
+            drop(insert);
+            tx.commit().map_err(&store_error)?;
+        }
+        Ok(Staged {
+            conn,
+            db,
+            digest: hasher.finalize(),
+            rows,
+            bad,
+            _file: file,
+        })
+    }
+
+    /// Reads the staged rows in key order, each text's first line giving its answer, into the
+    /// segment `path` (nothing is written if a line was bad). The first error in line order
+    /// is returned: a text given again with another answer, the bad line, or decisions on some
+    /// lines only.
+    fn write(self, name: &str, path: &Path, segment: &Path) -> Result<(), Error> {
+        let store_error = staging_error(&self.db);
+        let write_error = |source| Error::Cache {
+            action: "writing",
+            path: segment.to_owned(),
+            source,
+        };
+        let mut writer = match self.bad {
+            Some(_) => None,
+            None => Some(SegmentWriter::create(segment, self.rows).map_err(write_error)?),
+        };
+        // The earliest contradicting line and the line it contradicts.
+        let mut conflict: Option<(i64, i64)> = None;
+        let (mut answers, mut with_decision) = (0u64, 0u64);
+        {
+            let mut st = self
+                .conn
+                .prepare("SELECT k, line, label, decision FROM staged ORDER BY k, line")
+                .map_err(&store_error)?;
+            let mut rows = st.query([]).map_err(&store_error)?;
+            let mut first: Option<FirstRow> = None;
+            while let Some(row) = rows.next().map_err(&store_error)? {
+                let key: [u8; 32] = row
+                    .get::<_, Vec<u8>>(0)
+                    .map_err(&store_error)?
+                    .try_into()
+                    .map_err(|_| Error::CacheStore {
+                        action: "reading",
+                        path: self.db.clone(),
+                        message: "a staged key of the wrong length".to_owned(),
+                    })?;
+                let line: i64 = row.get(1).map_err(&store_error)?;
+                let label: String = row.get(2).map_err(&store_error)?;
+                let decision: Option<String> = row.get(3).map_err(&store_error)?;
+                match &mut first {
+                    Some(f) if f.key == key => {
+                        // Compared as answers, JSON objects equal in any key order; only the
+                        // earliest contradiction of a text matters (rows come in line order).
+                        if !f.contradicted
+                            && (f.label.as_str(), f.decision.as_deref())
+                                != (label.as_str(), decision.as_deref())
+                            && columns_answer(&f.label, f.decision.as_deref()).ok()
+                                != columns_answer(&label, decision.as_deref()).ok()
+                        {
+                            f.contradicted = true;
+                            if conflict.is_none_or(|(c, _)| line < c) {
+                                conflict = Some((line, f.line));
+                            }
+                        }
+                    }
+                    _ => {
+                        answers += 1;
+                        with_decision += u64::from(decision.is_some());
+                        if let Some(w) = &mut writer {
+                            w.push(key, (label.clone(), decision.clone()))
+                                .map_err(write_error)?;
+                        }
+                        first = Some(FirstRow {
+                            key,
+                            line,
+                            label,
+                            decision,
+                            contradicted: false,
+                        });
+                    }
                 }
             }
-            drop((insert, earlier));
-            tx.commit().map_err(store_error)?;
+        }
+        // Reading stopped at the bad line, if any: a contradiction staged is on an earlier line.
+        if let Some((line, at)) = conflict {
+            return Err(Error::Predictions {
+                model: name.to_owned(),
+                path: path.to_owned(),
+                line: line as usize,
+                problem: format!(
+                    "a different prediction for {:?} than on line {at}",
+                    short(&text_on_line(path, line as usize).unwrap_or_default())
+                ),
+            });
+        }
+        if let Some(e) = self.bad {
+            return Err(e);
         }
         if with_decision != 0 && with_decision != answers {
             return Err(Error::PartialDecisions {
@@ -404,31 +470,57 @@ impl Staged {
                 total: answers as usize,
             });
         }
-        Ok(Staged {
-            conn,
-            digest: hasher.finalize(),
-            answers,
-            _file: file,
-        })
-    }
-
-    /// Writes the staged answers, in key order, as the segment `path`.
-    fn write(&self, path: &Path) -> io::Result<()> {
-        let sql = |e: rusqlite::Error| io::Error::other(e.to_string());
-        let mut writer = SegmentWriter::create(path, self.answers)?;
-        let mut st = self
-            .conn
-            .prepare("SELECT k, label, decision FROM staged ORDER BY k")
-            .map_err(sql)?;
-        let mut rows = st.query([]).map_err(sql)?;
-        while let Some(row) = rows.next().map_err(sql)? {
-            let k: Vec<u8> = row.get(0).map_err(sql)?;
-            let key: [u8; 32] = k
-                .try_into()
-                .map_err(|_| io::Error::other("a staged key of the wrong length"))?;
-            writer.push(key, (row.get(1).map_err(sql)?, row.get(2).map_err(sql)?))?;
+        match writer {
+            Some(w) => w.finish().map(|_| ()).map_err(write_error),
+            None => Ok(()),
         }
-        writer.finish().map(|_| ())
+    }
+}
+
+/// A text's first row in the staging table, read in key and line order.
+struct FirstRow {
+    key: [u8; 32],
+    line: i64,
+    label: String,
+    decision: Option<String>,
+    /// A later line gave another answer (the earliest such line is the one that counts).
+    contradicted: bool,
+}
+
+/// The error of an operation on the staging database `db`.
+fn staging_error(db: &Path) -> impl Fn(rusqlite::Error) -> Error + use<> {
+    let db = db.to_owned();
+    move |e| Error::CacheStore {
+        action: "writing",
+        path: db.clone(),
+        message: e.to_string(),
+    }
+}
+
+/// A line's text without its end (`str::lines`: `\n` or `\r\n`); not UTF-8 is an error.
+fn line_text(bytes: &[u8]) -> io::Result<&str> {
+    let mut line = bytes;
+    if let Some(rest) = line.strip_suffix(b"\n") {
+        line = rest.strip_suffix(b"\r").unwrap_or(rest);
+    }
+    std::str::from_utf8(line).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+/// The `"text"` of line `n` of `path` (read again for a message: the staging table keeps keys).
+fn text_on_line(path: &Path, n: usize) -> Option<String> {
+    let line = BufReader::new(File::open(path).ok()?)
+        .split(b'\n')
+        .nth(n.checked_sub(1)?)?
+        .ok()?;
+    let value: Value = serde_json::from_str(line_text(&line).ok()?).ok()?;
+    match value.get("text")? {
+        Value::String(text) => Some(text.clone()),
+        _ => None,
     }
 }
 

@@ -322,3 +322,37 @@ fn records_keep_their_key_order_through_the_lookup_file() {
         "{err}"
     );
 }
+
+#[test]
+fn the_first_bad_line_in_file_order_is_the_one_named() {
+    let tmp = temp_dir("file-order");
+    let path = tmp.path().join("p.jsonl");
+    let line = |t: &str, l: &str| format!("{}\n", json!({"text": t, "label": l}));
+    // Repeats are found in key order: whichever of the two texts sorts first, the earlier
+    // contradiction is named.
+    for (x, y) in [("apple", "pear"), ("pear", "apple")] {
+        let content = [
+            line(x, "pos"),
+            line(y, "pos"),
+            line(y, "neg"),
+            line(x, "neg"),
+        ]
+        .concat();
+        std::fs::write(&path, format!("{content}[1]\n")).unwrap();
+        let err = open(&path, Task::Classify).err().unwrap().to_string();
+        assert!(
+            err.ends_with(&format!(
+                ":3: a different prediction for \"{y}\" than on line 2"
+            )),
+            "{err}"
+        );
+    }
+    // A bad line before a contradiction is named first; reading stops there.
+    std::fs::write(
+        &path,
+        [line("a", "pos"), "[1]\n".into(), line("a", "neg")].concat(),
+    )
+    .unwrap();
+    let err = open(&path, Task::Classify).err().unwrap().to_string();
+    assert!(err.ends_with(":2: expected a JSON object"), "{err}");
+}
