@@ -27,37 +27,14 @@ use rusqlite::params;
 use serde_json::json;
 use suite_core::{Model, PerItemFn};
 
+mod measure;
+
+use measure::{cpu_seconds, peak_rss_mib};
+
 const BATCH: usize = 4096;
 
 fn text(i: u64) -> String {
     format!("synthetic text number {i}, long enough to look like a short review")
-}
-
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).map(str::to_owned))
-        })
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
-
-/// CPU seconds (user + system) this process has used so far, from `/proc/self/stat` (a rate per
-/// CPU second stays meaningful on a loaded machine, where wall time does not).
-fn cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/self/stat")
-        .ok()
-        .and_then(|s| {
-            // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
-            let rest = s.rsplit_once(')')?.1;
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            let ticks = |i: usize| fields.get(i)?.parse::<f64>().ok();
-            Some((ticks(11)? + ticks(12)?) / 100.0)
-        })
-        .unwrap_or(0.0)
 }
 
 /// The synthetic model's answer to `text` (what `main`'s `PerItemFn` says).
