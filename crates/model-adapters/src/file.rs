@@ -39,6 +39,9 @@ const NAME_DOMAIN: &str = "capkit-file-segment/1";
 /// Temporary files in [`FILE_SEGMENTS`] older than this are the leftovers of a killed build
 /// (a build under way writes its files continuously) and are removed by the next build.
 const STALE: Duration = Duration::from_secs(24 * 3600);
+/// A segment not opened for this long is removed by the next build in its directory (each open
+/// marks it used): a predictions file that changed leaves its old segment behind otherwise.
+const UNUSED: Duration = Duration::from_secs(30 * 24 * 3600);
 /// Answers kept parsed by offset (a classifier's few labels are parsed once); past it the table
 /// is cleared, so memory stays flat for free-text answers.
 const MAX_PARSED: usize = 1 << 16;
@@ -119,6 +122,11 @@ impl FileBackend {
                 hash_file(path, &mut hasher).map_err(read_error)?;
                 let existing = dir.join(segment_name(&hasher.finalize()));
                 if let Ok(segment) = Segment::open(&existing) {
+                    // Marked used (best effort: a read-only cache still answers).
+                    let _ = std::fs::File::options()
+                        .write(true)
+                        .open(&existing)
+                        .and_then(|f| f.set_modified(std::time::SystemTime::now()));
                     return Ok(FileBackend::new(name, existing, segment, None));
                 }
                 remove_stale(&dir);
@@ -265,19 +273,23 @@ fn hash_file(path: &Path, hasher: &mut blake3::Hasher) -> io::Result<()> {
     }
 }
 
-/// Removes the temporary files in `dir` older than [`STALE`] (best effort).
+/// Removes the temporary files in `dir` older than [`STALE`] and the segments unused for
+/// [`UNUSED`] (best effort; a process still reading a removed segment keeps its open file, and
+/// one about to open it builds it again).
 fn remove_stale(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
-        let stale = entry
+        let age = entry
             .metadata()
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE);
-        if stale && entry.file_name().to_string_lossy().ends_with(".tmp") {
+            .unwrap_or_default();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let unused = name.starts_with("file-") && name.ends_with(".seg") && age > UNUSED;
+        if (name.ends_with(".tmp") && age > STALE) || unused {
             let _ = std::fs::remove_file(entry.path());
         }
     }

@@ -356,3 +356,47 @@ fn the_first_bad_line_in_file_order_is_the_one_named() {
     let err = open(&path, Task::Classify).err().unwrap().to_string();
     assert!(err.ends_with(":2: expected a JSON object"), "{err}");
 }
+
+#[test]
+fn a_lookup_file_unused_for_a_month_is_removed_by_the_next_build() {
+    let tmp = temp_dir("file-unused");
+    let cache = tmp.path().join("cache");
+    let path = tmp.path().join("p.jsonl");
+    let dir = cache.join("file-segments");
+    let day = std::time::Duration::from_secs(24 * 3600);
+    let age = |file: &Path, days: u32| {
+        let then = std::time::SystemTime::now() - day * days;
+        std::fs::File::options()
+            .write(true)
+            .open(file)
+            .unwrap()
+            .set_modified(then)
+            .unwrap();
+    };
+    let days_old = |file: &Path| {
+        let modified = std::fs::metadata(file).unwrap().modified().unwrap();
+        modified.elapsed().unwrap_or_default().as_secs() / day.as_secs()
+    };
+    std::fs::write(&path, "{\"text\": \"a\", \"label\": \"pos\"}\n").unwrap();
+    drop(open_in(&path, Task::Classify, &cache).unwrap());
+    let [first] = segments(&cache).try_into().unwrap();
+    let first = dir.join(first);
+    // Opening marks it used.
+    age(&first, 40);
+    drop(open_in(&path, Task::Classify, &cache).unwrap());
+    assert_eq!(days_old(&first), 0);
+    // Unused for 40 days, and a killed build's leftovers: the next build removes both, and
+    // keeps a temporary file of a build that may still be under way.
+    age(&first, 40);
+    let (old_tmp, new_tmp) = (dir.join("x.seg.1-2-3.tmp"), dir.join("y.seg.1-2-3.tmp"));
+    for tmp in [&old_tmp, &new_tmp] {
+        std::fs::write(tmp, "").unwrap();
+    }
+    age(&old_tmp, 2);
+    std::fs::write(&path, "{\"text\": \"a\", \"label\": \"neg\"}\n").unwrap();
+    drop(open_in(&path, Task::Classify, &cache).unwrap());
+    let names = segments(&cache);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.contains(&"y.seg.1-2-3.tmp".to_owned()), "{names:?}");
+    assert!(!first.exists() && !old_tmp.exists());
+}
