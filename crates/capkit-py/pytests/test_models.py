@@ -423,6 +423,15 @@ def test_an_openai_teacher_profiles_like_the_rule_and_its_cache_sends_nothing_tw
     )
     assert capture_profile(student, again, TEXTS, suite()) == reference
     assert len(server.bodies) == sent
+    # The raw replies are in the cache's database (one per request sent), not files under chat/.
+    store = tmp_path / "cache"
+    assert not (store / "chat").exists()
+    replies = cache.stats(store)["replies"]
+    assert 0 < replies <= sent
+    out = tmp_path / "replies.jsonl"
+    assert cache.export(out, dir=store, replies=True) == replies
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == replies and all(line["model"] == "teacher-model" for line in lines)
 
 
 def test_an_openai_extractor_reads_json_replies(serve):

@@ -90,15 +90,21 @@ fn compact(py: Python<'_>, dir: Option<PathBuf>) -> PyResult<(u64, u64)> {
 
 /// Writes every answer of the cache in ``dir`` to ``out`` as JSONL (``{"model", "k", "label",
 /// "decision"}`` per line, in key order), atomically: ``out`` is replaced only once the whole
-/// export is written, and left as it was on any failure. Returns the number of answers.
+/// export is written, and left as it was on any failure. Returns the number of answers. With
+/// ``replies=True``, the ``openai:`` models' raw replies instead (``capkit cache export
+/// --replies``: one line per reply, as its old reply file held it), returning their number.
 #[pyfunction]
-#[pyo3(signature = (out, dir=None))]
-fn export(py: Python<'_>, out: PathBuf, dir: Option<PathBuf>) -> PyResult<u64> {
+#[pyo3(signature = (out, dir=None, *, replies=false))]
+fn export(py: Python<'_>, out: PathBuf, dir: Option<PathBuf>, replies: bool) -> PyResult<u64> {
     let dir = dir_or_default(dir);
     let mut n = 0;
     py.detach(|| {
         write_atomically(&out, |w| {
-            n = cache_admin::export(&dir, w)?;
+            n = if replies {
+                cache_admin::export_replies(&dir, w)?
+            } else {
+                cache_admin::export(&dir, w)?
+            };
             w.flush().map_err(|source| model_adapters::Error::Cache {
                 action: "writing",
                 path: out.clone(),

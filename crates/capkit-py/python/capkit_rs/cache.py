@@ -8,6 +8,7 @@ does on the command line, through the same Rust code (crate ``capkit-model-adapt
     assert cache.verify() == []           # problems, each naming what is wrong
     before, after = cache.compact()       # bytes on disk before and after
     n = cache.export("answers.jsonl")     # every answer as JSONL, written atomically
+    cache.export("replies.jsonl", replies=True)  # openai: models' raw replies
 
 Every function takes ``dir`` (default :func:`default_dir`: ``$XDG_CACHE_HOME/capkit``, else
 ``~/.cache/capkit``) and never creates a cache: one that is not there is a
