@@ -65,8 +65,10 @@ fn stats(py: Python<'_>, dir: Option<PathBuf>) -> PyResult<Bound<'_, PyDict>> {
     Ok(out)
 }
 
-/// Checks the cache in ``dir``: SQLite's integrity check and every answer's JSON. Returns the
-/// problems found, each naming what is wrong (empty when the cache is sound).
+/// Checks the cache in ``dir``: SQLite's integrity check, every answer's JSON, each sealed
+/// segment's digest, key order and answers, each ``openai:`` reply's key and text (``capkit cache
+/// verify``). Returns the problems found, each naming what is wrong (empty when the cache is
+/// sound).
 #[pyfunction]
 #[pyo3(signature = (dir=None))]
 fn verify(py: Python<'_>, dir: Option<PathBuf>) -> PyResult<Vec<String>> {
