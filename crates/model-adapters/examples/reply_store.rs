@@ -1,7 +1,8 @@
 //! `openai:` replies, files against the cache's database: writes N synthetic replies as earlier
 //! capkit did (one file each in `DIR/chat`, `chat_client::ResponseCache`), imports them into the
 //! database (`ReplyDatabase::open`, the one-time migration), looks every one up, then stores N
-//! fresh replies in the database; prints wall and CPU time of each step and the bytes on disk.
+//! fresh replies in the database; prints wall and CPU time of each step, the bytes on disk and
+//! the peak RSS.
 //!
 //! ```sh
 //! cargo run --release -p capkit-model-adapters --example reply_store -- 100000 /path/to/new/dir
@@ -15,6 +16,10 @@ use std::time::Instant;
 
 use chat_client::{CanonicalRequest, ChatMessage, ReplyStore, ResponseCache};
 use model_adapters::{DATABASE, ReplyDatabase, cache_size, reply_cache_dir};
+
+mod measure;
+
+use measure::{cpu_seconds, peak_rss_mib};
 
 fn request(i: u64) -> CanonicalRequest {
     CanonicalRequest {
@@ -34,19 +39,6 @@ fn reply(i: u64) -> String {
         "{{\"label\": \"{}\", \"id\": {i}}}",
         ["pos", "neg"][(i % 2) as usize]
     )
-}
-
-/// CPU seconds (user + system) this process has used so far, from `/proc/self/stat`.
-fn cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/self/stat")
-        .ok()
-        .and_then(|s| {
-            let rest = s.rsplit_once(')')?.1;
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            let ticks = |i: usize| fields.get(i)?.parse::<f64>().ok();
-            Some((ticks(11)? + ticks(12)?) / 100.0)
-        })
-        .unwrap_or(0.0)
 }
 
 /// Files under `dir` and their bytes (contents, not blocks).
@@ -112,5 +104,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         2 * n,
         size as f64 / (2 * n) as f64
     );
+    println!("peak RSS {:.1} MiB", peak_rss_mib());
     Ok(())
 }
