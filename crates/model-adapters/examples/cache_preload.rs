@@ -5,32 +5,31 @@
 //! ```sh
 //! capkit profile texts --texts TEXTS --suite SUITE > asked.jsonl
 //! cargo run --release -p capkit-model-adapters --example cache_preload -- \
-//!     DIR asked.jsonl '"pos"' 'cmd:MODEL ARGS…' ['cmd:OTHER ARGS…' …]
+//!     DIR asked.jsonl '"pos"' SPEC [SPEC …]
 //! ```
 //!
 //! Every `{"text": …}` line of `asked.jsonl` gets the answer LABEL_JSON (a classifier's label, no
-//! decision API) for each `cmd:` spec, keyed exactly as `capkit profile classify` keys that
-//! model's answers, written straight into the store's table in key order (in transactions of a
+//! decision API) for each spec, keyed exactly as `capkit profile classify` keys that model's
+//! answers (the identity is the opened model's own), written straight into the store's table in key order (in transactions of a
 //! million rows). A later `capkit profile classify` with the same texts, suite and specs then
 //! asks no model anything.
 
 use std::io::BufRead as _;
 
-use model_adapters::{Cached, DATABASE, ModelSpec, answer_key};
+use model_adapters::{Cached, DATABASE, ModelSpec, Settings, answer_key};
 use rusqlite::params;
 use suite_core::PerItemFn;
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
-/// The cache identity `capkit profile classify` gives a `cmd:` model (the task, then the
-/// backend's identity: `cmd`, then the argv as JSON).
+/// The cache identity `capkit profile classify` gives the model of `spec`: asked of the opened
+/// model itself (a `cmd:` model's process is started and stopped again), so the keys are the
+/// profile's own whatever the identity holds.
 fn identity(spec: &str) -> Result<String, Failure> {
-    match ModelSpec::parse(spec)? {
-        ModelSpec::Cmd { argv, .. } => {
-            Ok(format!("classify\0cmd\0{}", serde_json::to_string(&argv)?))
-        }
-        other => Err(format!("only cmd: specs are preloaded, not {other}").into()),
-    }
+    let model = ModelSpec::parse(spec)?.open(&Settings::default())?;
+    model
+        .cache_identity()
+        .ok_or_else(|| format!("{spec}: a model without cached answers (file:)").into())
 }
 
 fn main() -> Result<(), Failure> {
@@ -39,7 +38,7 @@ fn main() -> Result<(), Failure> {
         return Err("usage: cache_preload DIR ASKED.jsonl LABEL_JSON SPEC…".into());
     };
     if specs.is_empty() {
-        return Err("name at least one cmd: spec".into());
+        return Err("name at least one model spec".into());
     }
     serde_json::from_str::<serde_json::Value>(label)
         .map_err(|e| format!("LABEL_JSON {label:?} is not JSON: {e}"))?;
