@@ -3,8 +3,8 @@
 use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use profile_stats::{
-    AbstentionCounts, ClassifyCounts, ClassifySample, Comparison, Counts, Pair, PpiSums,
-    ProfileReport, SampleDesign, SuiteDescriptor,
+    AbstentionCounts, ChangeCounts, ClassifyCounts, ClassifySample, Comparison, Counts,
+    FirstVsSecond, Pair, PpiSums, ProfileReport, SampleDesign, SuiteDescriptor,
 };
 use profile_types::value::py_str;
 use profile_types::{CaptureProfile, Label, ProbePredictions};
@@ -55,17 +55,35 @@ impl Keep for Forms {
     }
 }
 
-/// One text's outcome, bit by bit: clean agreement, agreement under each corruption, then per
-/// invariance whether the student's and the teacher's labels changed.
+/// One text's outcome, bit by bit: clean agreement; per corruption five bits (the labels agree
+/// on the corrupted text; the student's corrupted answer equals the teacher's clean answer; the
+/// student's answer changed; the teacher's answer changed; the text changed); per invariance
+/// three (the student's answer changed; the teacher's; the text changed).
 ///
-/// When the teacher answers a sample of the transformed texts, the bits go on: whether the text
-/// is in the sample (the corrupted agreement and teacher change bits are only meaningful then),
-/// then per corruption whether the student's corrupted answer agrees with the teacher's clean
-/// answer (the surrogate).
+/// When the teacher answers a sample of the transformed texts, one bit more: whether the text is
+/// in the sample (the corrupted agreement and teacher change bits are only meaningful then, and
+/// are 0 otherwise, so an outcome depends on its text alone). The second corruption bit, which
+/// needs no teacher answer on the corrupted text, is the sample's surrogate.
 struct Layout {
     corruptions: usize,
     invariances: usize,
     sampled: bool,
+}
+
+/// Bits per corruption and per invariance.
+const CORRUPTION_BITS: usize = 5;
+const INVARIANCE_BITS: usize = 3;
+
+/// One stage's bits of an outcome.
+#[derive(Clone, Copy)]
+struct StageBits {
+    /// Corruptions: the labels agree on the corrupted text (invariances: unused).
+    agree: bool,
+    /// Corruptions: the student's corrupted answer equals the teacher's clean one.
+    teacher_clean: bool,
+    student_changed: bool,
+    teacher_changed: bool,
+    text_changed: bool,
 }
 
 impl Layout {
@@ -77,37 +95,66 @@ impl Layout {
         }
     }
 
+    fn stage_bits(&self) -> usize {
+        1 + CORRUPTION_BITS * self.corruptions + INVARIANCE_BITS * self.invariances
+    }
+
     fn bits(&self) -> usize {
-        let full = 1 + self.corruptions + 2 * self.invariances;
-        if self.sampled {
-            full + 1 + self.corruptions
-        } else {
-            full
-        }
+        self.stage_bits() + usize::from(self.sampled)
     }
 
     /// Whether the text is in the teacher's sample (always, without one).
     fn in_sample(&self, o: &[u32]) -> bool {
-        !self.sampled || bit(o, 1 + self.corruptions + 2 * self.invariances)
-    }
-
-    /// Whether the student's answer under corruption `k` agrees with the teacher's clean one.
-    fn surrogate(&self, o: &[u32], k: usize) -> bool {
-        bit(o, 2 + self.corruptions + 2 * self.invariances + k)
+        !self.sampled || bit(o, self.stage_bits())
     }
 
     fn clean(&self, o: &[u32]) -> bool {
         bit(o, 0)
     }
 
+    fn corruption_at(k: usize) -> usize {
+        1 + CORRUPTION_BITS * k
+    }
+
+    fn invariance_at(&self, i: usize) -> usize {
+        1 + CORRUPTION_BITS * self.corruptions + INVARIANCE_BITS * i
+    }
+
+    fn corruption(&self, o: &[u32], k: usize) -> StageBits {
+        let at = Layout::corruption_at(k);
+        StageBits {
+            agree: bit(o, at),
+            teacher_clean: bit(o, at + 1),
+            student_changed: bit(o, at + 2),
+            teacher_changed: bit(o, at + 3),
+            text_changed: bit(o, at + 4),
+        }
+    }
+
     fn corrupted(&self, o: &[u32], k: usize) -> bool {
-        bit(o, 1 + k)
+        bit(o, Layout::corruption_at(k))
+    }
+
+    /// Whether the student's answer under corruption `k` agrees with the teacher's clean one.
+    fn surrogate(&self, o: &[u32], k: usize) -> bool {
+        bit(o, Layout::corruption_at(k) + 1)
+    }
+
+    fn invariance(&self, o: &[u32], i: usize) -> StageBits {
+        let at = self.invariance_at(i);
+        StageBits {
+            agree: false,
+            teacher_clean: false,
+            student_changed: bit(o, at),
+            teacher_changed: bit(o, at + 1),
+            text_changed: bit(o, at + 2),
+        }
     }
 
     /// (student changed, teacher changed) under invariance `i`.
     fn changed(&self, o: &[u32], i: usize) -> (bool, bool) {
-        let at = 1 + self.corruptions + 2 * i;
-        (bit(o, at), bit(o, at + 1))
+        let b = self.invariance(o, i);
+        (b.student_changed, b.teacher_changed)
     }
 }
 
@@ -209,6 +256,12 @@ impl<'m> CaptureRun<'m> {
                 self.suite.invariance_names(),
             )
         });
+        for stage in counts.corruptions.values_mut() {
+            stage.change = Some(ChangeCounts::default());
+        }
+        for stage in counts.invariances.values_mut() {
+            stage.texts_changed = Some(0);
+        }
         for (o, n) in self.run.outcomes().iter() {
             let clean = layout.clean(o);
             counts.record_clean_n(clean, n);
@@ -228,13 +281,37 @@ impl<'m> CaptureRun<'m> {
                     stage.student_changed += n * u64::from(layout.changed(o, i).0);
                 }
             }
-            if labelled {
-                for (k, stage) in counts.corruptions.values_mut().enumerate() {
-                    stage.agree.record_n(clean, layout.corrupted(o, k), n);
+            for (k, stage) in counts.corruptions.values_mut().enumerate() {
+                let b = layout.corruption(o, k);
+                if labelled {
+                    stage.agree.record_n(clean, b.agree, n);
                 }
-                for (i, stage) in counts.invariances.values_mut().enumerate() {
-                    let (s, t) = layout.changed(o, i);
-                    stage.changed.record_n(s, t, n);
+                if let Some(change) = &mut stage.change {
+                    change.texts_changed += n * u64::from(b.text_changed);
+                    change.reference.record_n(clean, b.teacher_clean, n);
+                    if labelled {
+                        change
+                            .changed
+                            .record_n(b.student_changed, b.teacher_changed, n);
+                        if clean && !b.agree {
+                            change.new_disagreements.record_n(
+                                b.student_changed,
+                                b.teacher_changed,
+                                n,
+                            );
+                        }
+                    }
+                }
+            }
+            for (i, stage) in counts.invariances.values_mut().enumerate() {
+                let b = layout.invariance(o, i);
+                if labelled {
+                    stage
+                        .changed
+                        .record_n(b.student_changed, b.teacher_changed, n);
+                }
+                if let Some(k) = &mut stage.texts_changed {
+                    *k += n * u64::from(b.text_changed);
                 }
             }
             if let Some(a) = &mut counts.abstention {
@@ -296,33 +373,40 @@ fn chunk(
     for (j, &id) in clean.ids().iter().enumerate() {
         set(j, 0, agrees(cache, id));
     }
-    // Sampled profiles only: the sample bit, then the surrogates. An unsampled text's teacher
-    // bits stay 0 (its teacher answers on transformed texts are not used, even when another
-    // text's sample brought them in), so its outcome depends on the text alone.
-    let in_sample = 1 + layout.corruptions + 2 * layout.invariances;
+    // Sampled profiles only: the sample bit. An unsampled text's teacher bits stay 0 (its
+    // teacher answers on transformed texts are not used, even when another text's sample
+    // brought them in), so its outcome depends on the text alone.
     let labelled = |cache: &PredictionCache<'_, Forms>, j: usize| cache.teacher_sampled(j);
     if sampled {
         for j in 0..clean.len() {
-            set(j, in_sample, labelled(cache, j));
+            set(j, layout.stage_bits(), labelled(cache, j));
         }
     }
     for (k, (name, transform)) in suite.corruptions().enumerate() {
         let ids = cache.transformed(&Stage::Corruption(name.to_owned()), clean, transform)?;
+        let at = Layout::corruption_at(k);
         for (j, (&before, &id)) in clean.ids().iter().zip(ids.ids()).enumerate() {
-            set(j, 1 + k, labelled(cache, j) && agrees(cache, id));
-            if sampled {
-                let surrogate = cache.student(id) == cache.teacher(before);
-                set(j, in_sample + 1 + k, surrogate);
-            }
+            let asked = labelled(cache, j);
+            set(j, at, asked && agrees(cache, id));
+            set(j, at + 1, cache.student(id) == cache.teacher(before));
+            set(j, at + 2, cache.student(id) != cache.student(before));
+            set(
+                j,
+                at + 3,
+                asked && cache.teacher(id) != cache.teacher(before),
+            );
+            // Interned ids: one text, one id.
+            set(j, at + 4, id != before);
         }
     }
     for (i, (name, transform)) in suite.invariances().enumerate() {
         let ids = cache.transformed(&Stage::Invariance(name.to_owned()), clean, transform)?;
-        let at = 1 + layout.corruptions + 2 * i;
+        let at = layout.invariance_at(i);
         for (j, (&before, &after)) in clean.ids().iter().zip(ids.ids()).enumerate() {
             set(j, at, cache.student(before) != cache.student(after));
             let teacher_changed = cache.teacher(before) != cache.teacher(after);
             set(j, at + 1, labelled(cache, j) && teacher_changed);
+            set(j, at + 2, after != before);
         }
     }
     for text in words.chunks(width) {
@@ -454,9 +538,10 @@ where
     let teacher = Memo::new(teacher);
     let names: Vec<&str> = students.iter().map(|s| s.0).collect();
     let mut pairs = Pair::every(&names, suite.corruption_names(), suite.invariance_names());
-    if sample.is_some() {
-        for pair in &mut pairs {
-            for stage in pair.counts.corruptions.values_mut() {
+    for pair in &mut pairs {
+        for stage in pair.counts.corruptions.values_mut() {
+            stage.teacher_clean = Some(FirstVsSecond::default());
+            if sample.is_some() {
                 stage.sampled = Some(PpiSums::default());
             }
         }
@@ -497,6 +582,9 @@ impl StudentRun for CaptureRun<'_> {
             if labelled {
                 stage.agree.record(a, b);
             }
+            if let Some(t) = &mut stage.teacher_clean {
+                t.record(layout.surrogate(x, k), layout.surrogate(y, k));
+            }
             if let Some(sums) = &mut stage.sampled {
                 let d = |p: bool, q: bool| i64::from(p) - i64::from(q);
                 let surrogate = d(layout.surrogate(x, k), layout.surrogate(y, k));
@@ -523,6 +611,7 @@ fn report(
         suite.corruption_severities(),
         suite.invariance_names(),
         suite.probes().len(),
-    );
+    )
+    .with_references(suite.corruption_references());
     ProfileReport::new(descriptor, Counts::Classify(counts), probes)
 }

@@ -4,9 +4,12 @@
 //! so a merged report's figures are exactly those of a report over all its texts.
 
 use indexmap::IndexMap;
+use profile_types::Reference;
 use serde::{Deserialize, Serialize};
 
-use crate::counts::{AbstentionCounts, AgreeSplit, ClassifyCounts, ExtractCounts};
+use crate::counts::{
+    AbstentionCounts, AgreeSplit, ChangeCounts, ClassifyCounts, ExtractCounts, NewDisagreements,
+};
 use crate::curve::{CurveInput, SeverityCurve, severity_curve};
 use crate::field_sums::FieldSums;
 use crate::interval::{Interval, Level, Method, f1_interval, wilson};
@@ -37,6 +40,64 @@ pub struct ClassifyCorruption {
     /// estimated, from how many teacher answers, how.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimated: Option<Estimated>,
+    /// Which teacher answer the stage's headline compares the student with: `agreement` and
+    /// `clean_vs_corrupted` (`teacher_transformed`, the default) or `whose.teacher_clean_agreement`
+    /// and `whose.clean_vs_teacher_clean` (`teacher_clean`). See [`ClassifyCorruption::headline`].
+    pub reference: Reference,
+    /// Texts the corruption changed (absent for reports written before it was counted). A stage
+    /// that changed no text is left out of the Holm family, rankings and verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texts_changed: Option<u64>,
+    /// Whose change: the teacher's own stability, the student against the teacher's clean
+    /// answer, and who moved on each new disagreement (absent for older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whose: Option<WhoseChange>,
+}
+
+/// One corruption's effect on each side, and the student against the teacher's clean answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WhoseChange {
+    /// Fraction of texts whose teacher answer changed under the corruption (against its own
+    /// clean answer): the teacher's own fragility.
+    pub teacher_change: Interval,
+    /// Fraction of texts whose student answer changed under the corruption.
+    pub student_change: Interval,
+    /// Student change rate minus teacher change rate, paired by text: a small `p` with a
+    /// positive difference says the student is less robust than its teacher.
+    pub student_vs_teacher_change: PairedTest,
+    /// Fraction of texts on which the student's corrupted answer equals the teacher's *clean*
+    /// answer: the agreement to read for a label-preserving corruption.
+    pub teacher_clean_agreement: Interval,
+    /// Clean agreement minus `teacher_clean_agreement`, paired by text.
+    pub clean_vs_teacher_clean: PairedTest,
+    /// The texts that agree clean and disagree corrupted, by whose answer moved.
+    pub new_disagreements: NewDisagreements,
+    /// Under a teacher sample: the figures that need the teacher's corrupted answers
+    /// (`teacher_change`, `student_change`, `student_vs_teacher_change`, `new_disagreements`)
+    /// are over the texts it answered (a Bernoulli sample by content: plain Wilson and McNemar
+    /// on those texts); `teacher_clean_agreement` and `clean_vs_teacher_clean` need no such
+    /// answer and are exact over every text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_sampled_texts: Option<u64>,
+}
+
+impl ClassifyCorruption {
+    /// The stage's headline: its agreement and the paired test of the drop from the clean
+    /// agreement, against the stage's reference (the corrupted-text agreement for
+    /// `teacher_transformed`, or a report without whose-change counts).
+    pub fn headline(&self) -> (&Interval, &PairedTest) {
+        match (&self.whose, self.reference) {
+            (Some(w), Reference::TeacherClean) => {
+                (&w.teacher_clean_agreement, &w.clean_vs_teacher_clean)
+            }
+            _ => (&self.agreement, &self.clean_vs_corrupted),
+        }
+    }
+
+    /// Whether the corruption changed no text (so it measures nothing): `false` when unknown.
+    pub fn changed_nothing(&self) -> bool {
+        self.texts_changed == Some(0)
+    }
 }
 
 /// What a stage's estimated figures rest on.
@@ -70,6 +131,17 @@ pub struct ClassifyInvariance {
     /// Present when the teacher answered a sample of the rewritten texts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimated: Option<Estimated>,
+    /// Texts the rewrite changed (absent for reports written before it was counted). A rewrite
+    /// that changed no text is left out of the Holm family, rankings and verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texts_changed: Option<u64>,
+}
+
+impl ClassifyInvariance {
+    /// Whether the rewrite changed no text: `false` when unknown.
+    pub fn changed_nothing(&self) -> bool {
+        self.texts_changed == Some(0)
+    }
 }
 
 /// The figures of a classifier report.
@@ -212,6 +284,64 @@ macro_rules! adjust {
     }};
 }
 
+/// Holm's correction of a classifier report: one family of each stage's headline test (a
+/// corruption's against its reference, an invariance's student-vs-teacher), the stages that
+/// changed no text left out (they measure nothing, and would only weaken the others); and a
+/// second family of the secondary tests (the other reference's drop, and the student-vs-teacher
+/// change under each corruption), so adding them never moves a headline `p`.
+fn adjust_classify(analysis: &mut ClassifyAnalysis, level: Level) {
+    let mut headline: Vec<&mut PairedTest> = Vec::new();
+    let mut secondary: Vec<&mut PairedTest> = Vec::new();
+    for c in analysis.corruptions.values_mut() {
+        if c.changed_nothing() {
+            continue;
+        }
+        let teacher_clean = c.reference == Reference::TeacherClean;
+        match &mut c.whose {
+            Some(w) => {
+                let (lead, other) = if teacher_clean {
+                    (&mut w.clean_vs_teacher_clean, &mut c.clean_vs_corrupted)
+                } else {
+                    (&mut c.clean_vs_corrupted, &mut w.clean_vs_teacher_clean)
+                };
+                headline.push(lead);
+                secondary.push(other);
+                secondary.push(&mut w.student_vs_teacher_change);
+            }
+            None => headline.push(&mut c.clean_vs_corrupted),
+        }
+    }
+    for i in analysis.invariances.values_mut() {
+        if !i.changed_nothing() {
+            headline.push(&mut i.student_vs_teacher);
+        }
+    }
+    adjust_family(&mut headline, level);
+    adjust_family(&mut secondary, level);
+}
+
+/// Whose change under one corruption, from its counts (`n`: every text; `labelled`: the texts
+/// the teacher answered, all of them without a sample).
+fn whose_change(
+    change: &ChangeCounts,
+    n: u64,
+    labelled: u64,
+    sampled: bool,
+    level: Level,
+) -> WhoseChange {
+    let changed = change.changed.table();
+    let reference = change.reference.table();
+    WhoseChange {
+        teacher_change: wilson(changed.second(), labelled, level),
+        student_change: wilson(changed.first(), labelled, level),
+        student_vs_teacher_change: paired_test(&changed, level),
+        teacher_clean_agreement: wilson(reference.second(), n, level),
+        clean_vs_teacher_clean: paired_test(&reference, level),
+        new_disagreements: change.new_disagreements,
+        over_sampled_texts: sampled.then_some(labelled),
+    }
+}
+
 /// The figures of a classifier report.
 pub fn classify(
     counts: &ClassifyCounts,
@@ -227,12 +357,18 @@ pub fn classify(
         .map(|(name, c)| {
             let (family, severity) = suite.severity(name);
             let t = c.agree.table();
+            let labelled = sample.map_or(n, |s| s.labelled);
             let mut analysis = ClassifyCorruption {
                 family,
                 severity,
                 agreement: wilson(t.second(), n, level),
                 clean_vs_corrupted: paired_test(&t, level),
                 estimated: None,
+                reference: suite.reference(name),
+                texts_changed: c.change.map(|c| c.texts_changed),
+                whose: c
+                    .change
+                    .map(|c| whose_change(&c, n, labelled, sample.is_some(), level)),
             };
             if let Some(sums) = sample.and_then(|s| s.corruption_sums(name, n)) {
                 let clean = wilson(counts.clean.agree, n, level).estimate;
@@ -256,6 +392,7 @@ pub fn classify(
                 teacher_violation: wilson(t.second(), n, level),
                 student_vs_teacher: paired_test(&t, level),
                 estimated: None,
+                texts_changed: i.texts_changed,
             };
             if let Some(s) = sample
                 && let Some(sums) = s.invariance_sums(counts, name)
@@ -290,6 +427,11 @@ pub fn classify(
         // is exact): the curve estimates the full profile's, and says so.
         |name| {
             let c = counts.corruptions.get(name)?;
+            // A stage against the teacher's clean answer is drawn at that agreement, which
+            // needs no teacher answer on the corrupted text: exact even under a sample.
+            if let (Reference::TeacherClean, Some(change)) = (suite.reference(name), &c.change) {
+                return Some((change.reference.table().second(), n, None));
+            }
             let estimate = sample.map(|s| {
                 s.corruption_sums(name, n)
                     .and_then(|sums| estimate_rate(&sums, level))
@@ -308,7 +450,7 @@ pub fn classify(
         curves,
         abstention: counts.abstention.as_ref().map(|a| abstention(a, level)),
     };
-    adjust!(analysis, level);
+    adjust_classify(&mut analysis, level);
     analysis
 }
 

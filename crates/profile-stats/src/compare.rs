@@ -29,11 +29,24 @@ pub struct PairAgreement {
     /// agreements with the teacher's clean answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled: Option<PpiSums>,
+    /// Corruptions: per text, the first / the second student's corrupted answer equals the
+    /// teacher's *clean* answer, over every text (it needs no teacher answer on the corrupted
+    /// text); what a stage against the teacher's clean answer compares. Absent from older
+    /// comparisons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teacher_clean: Option<FirstVsSecond>,
 }
 
 impl AddAssign for PairAgreement {
     fn add_assign(&mut self, other: PairAgreement) {
         self.agree += other.agree;
+        self.teacher_clean = match (self.teacher_clean, other.teacher_clean) {
+            (Some(mut a), Some(b)) => {
+                a += b;
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
         self.sampled = match (self.sampled, other.sampled) {
             (Some(mut a), Some(b)) => {
                 a += b;
@@ -122,6 +135,7 @@ impl PairCounts {
             clean: PairAgreement {
                 agree: table(&first.clean, &second.clean),
                 sampled: None,
+                teacher_clean: None,
             },
             corruptions: first
                 .corruptions
@@ -134,6 +148,7 @@ impl PairCounts {
                         PairAgreement {
                             agree,
                             sampled: None,
+                            teacher_clean: None,
                         },
                     )
                 })
@@ -229,7 +244,13 @@ struct PairEstimated {
 /// A pair's corruption test: Tango and McNemar's score test on the table, or with a teacher
 /// sample the prediction-powered interval of the difference (McNemar's `p` on the sampled
 /// texts; the interval widened to 0 when that test does not reject, see [`adjust_family`]).
-fn corruption_test(c: &PairAgreement, level: crate::Level) -> PairedTest {
+///
+/// A stage against the teacher's clean answer compares the students' agreements with it
+/// instead: exact over every text, sample or not.
+fn corruption_test(c: &PairAgreement, teacher_clean: bool, level: crate::Level) -> PairedTest {
+    if let (true, Some(t)) = (teacher_clean, &c.teacher_clean) {
+        return paired_test(&t.table(), level);
+    }
     let mut test = paired_test(&c.agree.table(), level);
     if let Some(sums) = &c.sampled {
         let s = SampledDifference {
@@ -508,13 +529,17 @@ impl Comparison {
     /// The paired tests of every pair (in `pairs` order), Holm-adjusted together: the family is
     /// every stage of every pair, so that a page listing them all never holds an unadjusted
     /// p-value (each student's own report adjusts its own tests separately).
+    ///
+    /// A stage that changed no text (every student's report says so) is left out of the
+    /// family: it measures nothing.
     pub fn pair_tests(&self) -> Vec<PairTests> {
-        let level = self
-            .students
-            .values()
-            .next()
-            .map(|r| r.settings.level)
-            .unwrap_or_default();
+        let first = self.students.values().next();
+        let level = first.map(|r| r.settings.level).unwrap_or_default();
+        let teacher_clean = |stage: &str| {
+            first
+                .is_some_and(|r| r.suite.reference(stage) == profile_types::Reference::TeacherClean)
+        };
+        let (no_op_corruptions, no_op_invariances) = self.stages_that_changed_nothing();
         let mut all: Vec<PairTests> = self
             .pairs
             .iter()
@@ -524,7 +549,7 @@ impl Comparison {
                     .counts
                     .corruptions
                     .iter()
-                    .map(|(k, c)| (k.clone(), corruption_test(c, level)))
+                    .map(|(k, c)| (k.clone(), corruption_test(c, teacher_clean(k), level)))
                     .collect(),
                 invariances: p
                     .counts
@@ -538,12 +563,52 @@ impl Comparison {
             .iter_mut()
             .flat_map(|t| {
                 std::iter::once(&mut t.clean)
-                    .chain(t.corruptions.values_mut())
-                    .chain(t.invariances.values_mut())
+                    .chain(
+                        t.corruptions
+                            .iter_mut()
+                            .filter(|(k, _)| !no_op_corruptions.contains(k.as_str()))
+                            .map(|(_, v)| v),
+                    )
+                    .chain(
+                        t.invariances
+                            .iter_mut()
+                            .filter(|(k, _)| !no_op_invariances.contains(k.as_str()))
+                            .map(|(_, v)| v),
+                    )
             })
             .collect();
         adjust_family(&mut family, level);
         all
+    }
+
+    /// The corruptions and invariances that changed no text, by every student's report (the
+    /// students see the same texts, so their counts agree; a report that did not count it
+    /// makes the stage count as changed).
+    pub fn stages_that_changed_nothing(
+        &self,
+    ) -> (
+        std::collections::BTreeSet<&str>,
+        std::collections::BTreeSet<&str>,
+    ) {
+        let mut corruptions = std::collections::BTreeSet::new();
+        let mut invariances = std::collections::BTreeSet::new();
+        let Some(first) = self.students.values().next() else {
+            return (corruptions, invariances);
+        };
+        let all = |f: &dyn Fn(&ProfileReport) -> bool| self.students.values().all(f);
+        if let crate::Counts::Classify(c) = &first.counts {
+            for name in c.corruptions.keys() {
+                if all(&|r| r.corruption_changed_nothing(name)) {
+                    corruptions.insert(name.as_str());
+                }
+            }
+            for name in c.invariances.keys() {
+                if all(&|r| r.invariance_changed_nothing(name)) {
+                    invariances.insert(name.as_str());
+                }
+            }
+        }
+        (corruptions, invariances)
     }
 
     /// Reads a comparison written by [`Comparison::to_json`] (counts and names only; figures are

@@ -221,8 +221,8 @@ macro_rules! add_fields {
 
 add_fields! {
     CleanCounts { agree }
-    CorruptionCounts { agree }
-    InvarianceCounts { changed }
+    ChangeCounts { texts_changed, reference, changed, new_disagreements }
+    NewDisagreements { teacher_only, student_only, both }
     ExtractCleanCounts { student, exact, student_valid, teacher_valid }
     ExtractCorruptionCounts { student, teacher, exact }
     ExtractInvarianceCounts { student, teacher, changed }
@@ -242,6 +242,78 @@ pub struct CleanCounts {
 pub struct CorruptionCounts {
     /// Per text: the labels agree on the clean text / on the corrupted text.
     pub agree: CleanVsCorrupted,
+    /// Whose change: the corruption's effect on each side, and the student against the
+    /// teacher's clean answer. Absent from reports written before it existed (which still read
+    /// and merge with each other, not with reports that have it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeCounts>,
+}
+
+/// Whose change under one corruption: the table that separates the student's fragility from
+/// the teacher's.
+///
+/// `texts_changed` and `reference` need no teacher answer on the corrupted text, so they count
+/// every text even under a teacher sample; `changed` and `new_disagreements` count the texts
+/// the teacher answered (all of them without a sample), like the stage's `agree`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeCounts {
+    /// Texts the corruption changed (corrupted text ≠ clean text).
+    pub texts_changed: u64,
+    /// Per text: the labels agree on the clean text / the student's corrupted answer equals the
+    /// teacher's *clean* answer (agreement against the clean reference).
+    pub reference: CleanVsCorrupted,
+    /// Per text: the student's / the teacher's answer changed under the corruption (each side
+    /// against its own clean answer).
+    pub changed: StudentVsTeacher,
+    /// The texts that agree clean and disagree corrupted, by whose answer changed.
+    pub new_disagreements: NewDisagreements,
+}
+
+/// The texts whose labels agree on the clean text and disagree on the corrupted one, split by
+/// whose answer moved: only the teacher's, only the student's, or both (to different labels).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewDisagreements {
+    /// The teacher changed its answer, the student kept the clean label.
+    pub teacher_only: u64,
+    /// The student changed its answer, the teacher kept its clean label.
+    pub student_only: u64,
+    /// Both changed, to different labels.
+    pub both: u64,
+}
+
+impl NewDisagreements {
+    /// Every new disagreement.
+    pub fn total(&self) -> u64 {
+        self.teacher_only + self.student_only + self.both
+    }
+
+    /// Adds `n` texts that agree clean and disagree corrupted; `student`/`teacher`: whose
+    /// answer changed (at least one did: a text where neither changed still agrees).
+    #[inline]
+    pub fn record_n(&mut self, student: bool, teacher: bool, n: u64) {
+        match (student, teacher) {
+            (true, true) => self.both += n,
+            (true, false) => self.student_only += n,
+            (false, true) => self.teacher_only += n,
+            (false, false) => {}
+        }
+    }
+}
+
+impl AddAssign for CorruptionCounts {
+    fn add_assign(&mut self, other: CorruptionCounts) {
+        self.agree += other.agree;
+        // Merging checked first that both sides have the change counts or neither has.
+        self.change = match (self.change, other.change) {
+            (Some(mut a), Some(b)) => {
+                a += b;
+                Some(a)
+            }
+            _ => None,
+        };
+    }
 }
 
 /// One invariance of a classifier or extractor profile.
@@ -250,6 +322,20 @@ pub struct CorruptionCounts {
 pub struct InvarianceCounts {
     /// Per text: the student's / the teacher's answer changed under the rewrite.
     pub changed: StudentVsTeacher,
+    /// Texts the rewrite changed (rewritten text ≠ clean text); absent from reports written
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texts_changed: Option<u64>,
+}
+
+impl AddAssign for InvarianceCounts {
+    fn add_assign(&mut self, other: InvarianceCounts) {
+        self.changed += other.changed;
+        self.texts_changed = self
+            .texts_changed
+            .zip(other.texts_changed)
+            .map(|(a, b)| a + b);
+    }
 }
 
 /// The counts of one profile: `n`, the clean texts, each corruption and invariance in suite
@@ -283,11 +369,62 @@ pub type ClassifyCounts = ProfileCounts<CleanCounts, CorruptionCounts, Invarianc
 pub type ExtractCounts =
     ProfileCounts<ExtractCleanCounts, ExtractCorruptionCounts, ExtractInvarianceCounts>;
 
+/// Which optional parts a stage's counts carry (the parts added after reports were first
+/// written), so that merging refuses two reports of which only one counted them: the sum would
+/// silently describe fewer texts than its `n`.
+pub trait StageShape {
+    /// A short description of the optional parts present (`""`: none can be).
+    fn shape(&self) -> &'static str {
+        ""
+    }
+}
+
+impl StageShape for CleanCounts {}
+impl StageShape for ExtractCleanCounts {}
+impl StageShape for ExtractCorruptionCounts {}
+impl StageShape for ExtractInvarianceCounts {}
+
+impl StageShape for CorruptionCounts {
+    fn shape(&self) -> &'static str {
+        match self.change {
+            Some(_) => "with whose-change counts",
+            None => "without whose-change counts (written by an older capkit)",
+        }
+    }
+}
+
+impl StageShape for InvarianceCounts {
+    fn shape(&self) -> &'static str {
+        match self.texts_changed {
+            Some(_) => "with changed-text counts",
+            None => "without changed-text counts (written by an older capkit)",
+        }
+    }
+}
+
+/// Refuses two stage maps (of the same names) whose stages carry other optional parts.
+fn same_shapes<V: StageShape>(
+    section: &str,
+    a: &IndexMap<String, V>,
+    b: &IndexMap<String, V>,
+) -> Result<(), Error> {
+    for ((name, x), y) in a.iter().zip(b.values()) {
+        if x.shape() != y.shape() {
+            return Err(Error::Mismatch {
+                what: format!("{section}.{name}"),
+                left: x.shape().into(),
+                right: y.shape().into(),
+            });
+        }
+    }
+    Ok(())
+}
+
 impl<C, K, I> ProfileCounts<C, K, I>
 where
     C: Default + AddAssign + Copy,
-    K: Default + AddAssign + Copy,
-    I: Default + AddAssign + Copy,
+    K: Default + AddAssign + Copy + StageShape,
+    I: Default + AddAssign + Copy + StageShape,
 {
     /// Empty counts for a suite's stages (and decision APIs, when a side has one).
     pub fn new<'a>(
@@ -310,6 +447,8 @@ where
     pub fn merge(&mut self, other: &Self) -> Result<(), Error> {
         same_stages("corruptions", &self.corruptions, &other.corruptions)?;
         same_stages("invariances", &self.invariances, &other.invariances)?;
+        same_shapes("corruptions", &self.corruptions, &other.corruptions)?;
+        same_shapes("invariances", &self.invariances, &other.invariances)?;
         merge_abstention((&mut self.abstention, self.n), (&other.abstention, other.n))?;
         match (&mut self.sample, &other.sample) {
             (None, None) => {}
@@ -426,18 +565,59 @@ impl ClassifyCounts {
                 "both + clean_only must equal counts.clean.agree",
             )?;
         }
+        for (name, c) in &self.corruptions {
+            if let Some(change) = &c.change {
+                check_change(name, change, c, full, n, self.clean.agree)?;
+            }
+        }
         for (name, i) in &self.invariances {
             check_n(
                 &format!("counts.invariances.{name}.changed"),
                 i.changed.n(),
                 n,
             )?;
+            if let Some(k) = i.texts_changed {
+                let at = format!("counts.invariances.{name}.texts_changed");
+                check(k <= full, &at, "exceeds n")?;
+            }
         }
         if let Some(a) = &self.abstention {
             check_abstention(a, full, self.clean.agree)?;
         }
         Ok(())
     }
+}
+
+/// Checks one corruption's whose-change counts: `texts_changed` and `reference` over every
+/// text (`full`), `changed` over the texts the teacher answered (`labelled`), and the new
+/// disagreements split exactly the stage's clean-only agreements (every text that agrees
+/// clean and disagrees corrupted had at least one side change its answer).
+fn check_change(
+    name: &str,
+    change: &ChangeCounts,
+    stage: &CorruptionCounts,
+    full: u64,
+    labelled: u64,
+    clean_agree: u64,
+) -> Result<(), Error> {
+    let at = |field: &str| format!("counts.corruptions.{name}.change.{field}");
+    check(
+        change.texts_changed <= full,
+        &at("texts_changed"),
+        "exceeds n",
+    )?;
+    check_n(&at("reference"), change.reference.n(), full)?;
+    check(
+        change.reference.table().first() == clean_agree,
+        &at("reference"),
+        "both + clean_only must equal counts.clean.agree",
+    )?;
+    check_n(&at("changed"), change.changed.n(), labelled)?;
+    check(
+        change.new_disagreements.total() == stage.agree.clean_only,
+        &at("new_disagreements"),
+        "teacher_only + student_only + both must equal the stage's agree.clean_only",
+    )
 }
 
 // What a sample is checked and estimated against: its stage tables are the counts', so these

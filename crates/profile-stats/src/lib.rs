@@ -41,7 +41,7 @@
 //!
 //! let suite = SuiteDescriptor {
 //!     fingerprint: None,
-//!     corruptions: vec![CorruptionInfo { name: "typo".into(), family: Some("keyboard_typo".into()), severity: Some(0.1) }],
+//!     corruptions: vec![CorruptionInfo { name: "typo".into(), family: Some("keyboard_typo".into()), severity: Some(0.1), reference: Default::default() }],
 //!     invariances: vec!["case".into()],
 //!     probes: 0,
 //!     transforms: None,
@@ -98,9 +98,10 @@ pub use compare::{
     StudentOutcomes, check_alias,
 };
 pub use counts::{
-    AbstentionCounts, AgreeSplit, ClassifyCounts, CleanCounts, CleanVsCorrupted, CorruptionCounts,
-    ExtractCleanCounts, ExtractCorruptionCounts, ExtractCounts, ExtractInvarianceCounts,
-    FirstVsSecond, InvarianceCounts, StudentVsTeacher,
+    AbstentionCounts, AgreeSplit, ChangeCounts, ClassifyCounts, CleanCounts, CleanVsCorrupted,
+    CorruptionCounts, ExtractCleanCounts, ExtractCorruptionCounts, ExtractCounts,
+    ExtractInvarianceCounts, FirstVsSecond, InvarianceCounts, NewDisagreements, StageShape,
+    StudentVsTeacher,
 };
 pub use curve::{BreakEven, CurveInput, CurvePoint, SeverityCurve, severity_curve};
 pub use error::Error;

@@ -101,6 +101,31 @@ impl ProfileReport {
         }
     }
 
+    /// Whether a corruption is known to have changed no text (a classifier report that counted
+    /// it; `false` otherwise).
+    pub fn corruption_changed_nothing(&self, name: &str) -> bool {
+        match &self.counts {
+            Counts::Classify(c) => c
+                .corruptions
+                .get(name)
+                .and_then(|k| k.change)
+                .is_some_and(|k| k.texts_changed == 0),
+            Counts::Extract(_) => false,
+        }
+    }
+
+    /// Whether an invariance is known to have changed no text.
+    pub fn invariance_changed_nothing(&self, name: &str) -> bool {
+        match &self.counts {
+            Counts::Classify(c) => c
+                .invariances
+                .get(name)
+                .and_then(|i| i.texts_changed)
+                .is_some_and(|k| k == 0),
+            Counts::Extract(_) => false,
+        }
+    }
+
     /// Number of texts.
     pub fn n(&self) -> u64 {
         match &self.counts {

@@ -2,6 +2,7 @@
 //! severity, the probes, and a fingerprint of the suite file. A leaf: the figures
 //! (`analysis`) and the report both read it.
 
+use profile_types::Reference;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -15,6 +16,10 @@ pub struct CorruptionInfo {
     pub family: Option<String>,
     /// Its severity (a typo rate, or a declared `severity`); `None` keeps it off the curves.
     pub severity: Option<f64>,
+    /// Which teacher answer its headline figure compares the student with (absent: the
+    /// teacher's answer on the corrupted text, mixle's definition).
+    #[serde(default, skip_serializing_if = "Reference::is_default")]
+    pub reference: Reference,
 }
 
 /// What a report needs to know of its suite: stage names in order, severities, and (from the
@@ -59,6 +64,7 @@ impl SuiteDescriptor {
                     name: name.to_owned(),
                     family: severity.map(|s| s.0.to_owned()),
                     severity: severity.map(|s| s.1),
+                    reference: Reference::default(),
                 })
                 .collect(),
             invariances: invariances.into_iter().map(str::to_owned).collect(),
@@ -66,6 +72,28 @@ impl SuiteDescriptor {
             transforms: None,
             probe_texts: None,
         }
+    }
+
+    /// The descriptor with each named corruption's headline reference (names it does not have
+    /// are ignored).
+    pub fn with_references<'a>(
+        mut self,
+        references: impl IntoIterator<Item = (&'a str, Reference)>,
+    ) -> SuiteDescriptor {
+        for (name, reference) in references {
+            if let Some(c) = self.corruptions.iter_mut().find(|c| c.name == name) {
+                c.reference = reference;
+            }
+        }
+        self
+    }
+
+    /// The reference of a corruption's headline (the default for a name it does not have).
+    pub fn reference(&self, corruption: &str) -> Reference {
+        self.corruptions
+            .iter()
+            .find(|c| c.name == corruption)
+            .map_or(Reference::default(), |c| c.reference)
     }
 
     /// The family and severity of a corruption (both `None` when it has no severity).
@@ -80,9 +108,16 @@ impl SuiteDescriptor {
         let corruptions: Vec<String> = self
             .corruptions
             .iter()
-            .map(|c| match (&c.family, c.severity) {
-                (Some(f), Some(s)) => format!("{} ({f} {s})", c.name),
-                _ => c.name.clone(),
+            .map(|c| {
+                let name = match (&c.family, c.severity) {
+                    (Some(f), Some(s)) => format!("{} ({f} {s})", c.name),
+                    _ => c.name.clone(),
+                };
+                if c.reference.is_default() {
+                    name
+                } else {
+                    format!("{name} against the {}", c.reference.name())
+                }
             })
             .collect();
         format!(

@@ -55,3 +55,44 @@ pub struct Abstention {
     /// Fraction of clean texts the teacher escalated, or `None` without a decision API.
     pub teacher_escalation_rate: Option<f64>,
 }
+
+/// The answer a student's answer under a corruption is compared with: which figure is a
+/// corruption's headline in reports (pages, curves, verdicts, gates).
+///
+/// mixle's profile always compares with the teacher's answer on the same corrupted text (the
+/// default, and the only figure of the bare [`CaptureProfile`]); for a label-preserving
+/// corruption (typos, accents) the teacher's answer on the *clean* text is the label the student
+/// should keep, and the teacher's own fragility under the corruption is not the student's loss.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reference {
+    /// The teacher's answer on the transformed text (mixle's definition).
+    #[default]
+    TeacherTransformed,
+    /// The teacher's answer on the clean text (label-preserving corruptions).
+    TeacherClean,
+}
+
+impl Reference {
+    /// The name used in suite files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reference::TeacherTransformed => "teacher_transformed",
+            Reference::TeacherClean => "teacher_clean",
+        }
+    }
+
+    /// The reference named `name` (`teacher_transformed` or `teacher_clean`).
+    pub fn from_name(name: &str) -> Option<Reference> {
+        match name {
+            "teacher_transformed" => Some(Reference::TeacherTransformed),
+            "teacher_clean" => Some(Reference::TeacherClean),
+            _ => None,
+        }
+    }
+
+    /// Whether this is the default (skipped when serialising suite entries and descriptors).
+    pub fn is_default(&self) -> bool {
+        *self == Reference::TeacherTransformed
+    }
+}

@@ -38,7 +38,7 @@ pub mod py_value;
 mod typo;
 pub mod value;
 
-pub use capture::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};
+pub use capture::{Abstention, CaptureProfile, ProbePredictions, Reference, ViolationRates};
 pub use extractive::{
     ExtractiveProfile, F1Pair, FieldBreakdown, FieldCounts, FieldReport, SchemaCheck,
     SchemaValidity,

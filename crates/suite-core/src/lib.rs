@@ -78,7 +78,7 @@ pub use model::{
     BatchFn, Decision, Model, ModelError, PerItemFn, SharedLabel, decision_of, labels_agree,
 };
 pub use outcome::Outcomes;
-pub use profile_types::Label;
+pub use profile_types::{Label, Reference};
 pub use sample::TeacherSample;
 pub use spec::{
     BUILT_IN_TRANSFORMS, BuiltIns, NamedTransform, ResolveError, Resolved, Resolver, SuiteSpec,

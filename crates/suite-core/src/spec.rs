@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use profile_types::Reference;
+
 use crate::{
     CapabilitySuite, Error, KeyboardTypo, Transform, TypoRng, case_jitter_invariance,
     whitespace_invariance,
@@ -214,6 +216,12 @@ pub struct NamedTransform {
     /// its rate), and other transforms have none. Invariances refuse it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<f64>,
+    /// A corruption's declared reference (`"reference": "teacher_clean"` for a
+    /// label-preserving corruption): which teacher answer its headline figure compares the
+    /// student with. Absent: the teacher's answer on the transformed text, mixle's definition.
+    /// Invariances refuse it (a violation is always against the side's own clean answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
     /// An invariance whose transform is declared corrupting is refused unless this is `true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_corrupting: bool,
@@ -416,13 +424,17 @@ fn build_at(
              it only with \"allow_corrupting\": true"
         )));
     }
-    match entry.severity {
+    let transform = match entry.severity {
         Some(value) => resolved
             .transform
             .with_severity(family, value)
-            .map_err(|e| parameter(e.to_string())),
-        None => Ok(resolved.transform),
-    }
+            .map_err(|e| parameter(e.to_string()))?,
+        None => resolved.transform,
+    };
+    Ok(match entry.reference {
+        Some(reference) => transform.with_reference(reference),
+        None => transform,
+    })
 }
 
 fn section(
@@ -461,6 +473,7 @@ fn section(
         };
         // `severity` and `allow_corrupting` belong to the entry, not to the transform.
         let severity = obj.remove("severity");
+        let reference = obj.remove("reference");
         let allow_corrupting = obj.remove("allow_corrupting");
         let params = resolver
             .canonical(&transform, obj)
@@ -487,6 +500,29 @@ fn section(
                 )));
             }
         };
+        let reference = match reference {
+            None => None,
+            Some(_) if key == "invariances" => {
+                return Err(parameter(
+                    "`reference` is for corruptions only (an invariance's violation is always \
+                     against the side's own clean answer)"
+                        .into(),
+                ));
+            }
+            Some(Value::String(r)) => match Reference::from_name(&r) {
+                Some(r) => Some(r),
+                None => {
+                    return Err(parameter(format!(
+                        "`reference` must be \"teacher_transformed\" or \"teacher_clean\", got {r:?}"
+                    )));
+                }
+            },
+            Some(other) => {
+                return Err(parameter(format!(
+                    "`reference` must be \"teacher_transformed\" or \"teacher_clean\", got {other}"
+                )));
+            }
+        };
         let allow_corrupting = match allow_corrupting {
             None => false,
             Some(_) if key == "corruptions" => {
@@ -506,6 +542,7 @@ fn section(
             transform,
             params,
             severity,
+            reference,
             allow_corrupting,
         });
     }
@@ -579,6 +616,41 @@ mod tests {
         let err = SuiteSpec::from_json_str(r#"{"invariances": [{"transform": "identity"}]}"#)
             .unwrap_err();
         assert_eq!(err.to_string(), "invariances[0]: needs a string `name`");
+    }
+
+    #[test]
+    fn references_are_for_corruptions_and_named() {
+        let spec = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "reference": "teacher_clean"},
+                                {"name": "u", "transform": "keyboard_typo", "rate": 0.2}]}"#,
+        )
+        .unwrap();
+        assert_eq!(spec.corruptions[0].reference, Some(Reference::TeacherClean));
+        // The canonical form keeps it (the suite fingerprint changes with it).
+        assert!(
+            spec.to_json_string()
+                .contains(r#""reference": "teacher_clean""#)
+        );
+        let suite = spec.build().unwrap();
+        let references: Vec<_> = suite.corruption_references().collect();
+        assert_eq!(
+            references,
+            [
+                ("t", Reference::TeacherClean),
+                ("u", Reference::TeacherTransformed)
+            ]
+        );
+        let err = |json: &str| SuiteSpec::from_json_str(json).unwrap_err().to_string();
+        assert_eq!(
+            err(
+                r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "reference": "clean"}]}"#
+            ),
+            "corruptions[0]: transform `keyboard_typo`: `reference` must be \"teacher_transformed\" or \"teacher_clean\", got \"clean\""
+        );
+        assert!(
+            err(r#"{"invariances": [{"name": "c", "transform": "case_jitter", "reference": "teacher_clean"}]}"#)
+                .contains("`reference` is for corruptions only")
+        );
     }
 
     #[test]

@@ -58,6 +58,20 @@ impl CapabilitySuite {
         })
     }
 
+    /// The corruptions with the reference of their headline figure, in insertion order.
+    pub fn corruption_references(&self) -> impl Iterator<Item = (&str, crate::Reference)> {
+        self.corruptions().map(|(name, t)| (name, t.reference()))
+    }
+
+    /// Every corruption's headline compared with `reference` (the command line's
+    /// `--reference`): a suite-wide choice over what each entry declared.
+    pub fn set_reference(&mut self, reference: crate::Reference) -> &mut Self {
+        for t in self.corruptions.values_mut() {
+            *t = t.clone().with_reference(reference);
+        }
+        self
+    }
+
     /// The corruption names, in insertion order.
     pub fn corruption_names(&self) -> impl Iterator<Item = &str> {
         self.corruptions.keys().map(String::as_str)

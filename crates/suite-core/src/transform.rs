@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::text::{py_swapcase, py_whitespace_collapse};
+use profile_types::Reference;
 
 /// The blake3 hash of a text, computed once per text and shared by every seeded transform applied
 /// to it (a suite with four typo rates hashes each text once, not four times).
@@ -58,6 +59,8 @@ pub struct Severity {
 pub struct Transform {
     kind: Kind,
     severity: Option<Arc<Severity>>,
+    /// Which teacher answer a corruption's headline compares the student with.
+    reference: Reference,
     /// The same function over many texts at once, when that is faster.
     batch: Option<Batch>,
 }
@@ -68,6 +71,7 @@ impl Transform {
         Transform {
             kind: Kind::Plain(Arc::new(f)),
             severity: None,
+            reference: Reference::TeacherTransformed,
             batch: None,
         }
     }
@@ -81,6 +85,7 @@ impl Transform {
         Transform {
             kind: Kind::Hashed(Arc::new(f)),
             severity: None,
+            reference: Reference::TeacherTransformed,
             batch: None,
         }
     }
@@ -173,11 +178,36 @@ impl Transform {
         self.severity.as_deref()
     }
 
-    /// `inner`'s severity carried over to this transform (for wrappers that change how a
-    /// transform runs, not what it does).
+    /// `inner`'s severity (and reference) carried over to this transform (for wrappers that
+    /// change how a transform runs, not what it does).
     pub fn with_severity_of(mut self, inner: &Transform) -> Transform {
         self.severity = inner.severity.clone();
+        self.reference = inner.reference;
         self
+    }
+
+    /// The transform with the reference its corruption's headline compares the student with:
+    /// [`Reference::TeacherClean`] for a label-preserving corruption, whose right label is the
+    /// teacher's answer on the clean text. It changes no profile figure (the bare profile is
+    /// mixle's, against the teacher's transformed answer); reports say which figure leads.
+    ///
+    /// ```
+    /// use suite_core::{Reference, keyboard_typo_corruption};
+    ///
+    /// let typo = keyboard_typo_corruption(0.1, 0)?;
+    /// assert_eq!(typo.reference(), Reference::TeacherTransformed);
+    /// let typo = typo.with_reference(Reference::TeacherClean);
+    /// assert_eq!(typo.reference(), Reference::TeacherClean);
+    /// # Ok::<(), suite_core::Error>(())
+    /// ```
+    pub fn with_reference(mut self, reference: Reference) -> Transform {
+        self.reference = reference;
+        self
+    }
+
+    /// The reference of a corruption's headline ([`Transform::with_reference`]).
+    pub fn reference(&self) -> Reference {
+        self.reference
     }
 
     /// Applies the transform to one text.
@@ -220,6 +250,9 @@ impl fmt::Debug for Transform {
         })?;
         if let Some(s) = &self.severity {
             write!(f, "; {} {}", s.family, s.value)?;
+        }
+        if !self.reference.is_default() {
+            write!(f, "; against the {}", self.reference.name())?;
         }
         f.write_str(")")
     }
