@@ -3,6 +3,10 @@
 use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use profile_stats::{
+    Example, ExampleAnswers, ExampleList, Examples, StageExamples, cut_for_display, example_key,
+    key_hex,
+};
+use profile_stats::{
     AbstentionCounts, ChangeCounts, ClassifyCounts, ClassifySample, Comparison, Counts,
     FirstVsSecond, Pair, PpiSums, ProfileReport, SampleDesign, SuiteDescriptor,
 };
@@ -187,6 +191,84 @@ pub struct CaptureRun<'m> {
     run: ProfileRun<'m, Forms>,
     suite: &'m CapabilitySuite,
     layout: Layout,
+    /// The examples kept so far (`None`: off).
+    examples: Option<Collector>,
+    /// Texts added so far.
+    added: usize,
+}
+
+/// The examples of a run in progress, and the ones whose escalations are still to be filled in
+/// (the driver decides a chunk's clean texts after the stages have run).
+struct Collector {
+    examples: Examples,
+    pending: Vec<Pending>,
+}
+
+/// An example listed before its text's escalations were known.
+struct Pending {
+    list: ListAt,
+    key: u64,
+    position: usize,
+}
+
+/// Which list of [`Examples`] an example is in.
+#[derive(Clone, Copy)]
+enum ListAt {
+    Clean,
+    Corruption(usize, Kind),
+    Invariance(usize, Kind),
+}
+
+/// Whose answer changed.
+#[derive(Clone, Copy)]
+enum Kind {
+    StudentOnly,
+    TeacherOnly,
+    Both,
+}
+
+impl Kind {
+    fn of(student: bool, teacher: bool) -> Option<Kind> {
+        match (student, teacher) {
+            (true, false) => Some(Kind::StudentOnly),
+            (false, true) => Some(Kind::TeacherOnly),
+            (true, true) => Some(Kind::Both),
+            (false, false) => None,
+        }
+    }
+
+    fn list(self, stage: &mut StageExamples) -> &mut ExampleList {
+        match self {
+            Kind::StudentOnly => &mut stage.student_only,
+            Kind::TeacherOnly => &mut stage.teacher_only,
+            Kind::Both => &mut stage.both,
+        }
+    }
+}
+
+impl Collector {
+    fn list(&mut self, at: ListAt) -> Option<&mut ExampleList> {
+        let e = &mut self.examples;
+        match at {
+            ListAt::Clean => Some(&mut e.clean),
+            ListAt::Corruption(k, kind) => e.corruptions.get_index_mut(k).map(|s| kind.list(s.1)),
+            ListAt::Invariance(i, kind) => e.invariances.get_index_mut(i).map(|s| kind.list(s.1)),
+        }
+    }
+
+    /// Lists the example `make` builds when its key is among the `k` smallest of its list.
+    fn offer(&mut self, at: ListAt, key: u64, position: usize, make: impl FnOnce() -> Example) {
+        let k = self.examples.k;
+        let Some(list) = self.list(at) else { return };
+        if list.admits(key, k) {
+            list.insert(make(), k);
+            self.pending.push(Pending {
+                list: at,
+                key,
+                position,
+            });
+        }
+    }
 }
 
 impl<'m> CaptureRun<'m> {
@@ -200,7 +282,41 @@ impl<'m> CaptureRun<'m> {
             run: ProfileRun::new(student, teacher, Forms::default(), suite.probes())?,
             suite,
             layout: Layout::of(suite, false),
+            examples: None,
+            added: 0,
         })
+    }
+
+    /// The run keeping up to `k` example texts per stage and kind of outcome (the student's
+    /// answer changed alone, the teacher's alone, both; a clean-text disagreement): the `k`
+    /// smallest keys of each kind, so the same for any chunks, shards or threads
+    /// ([`profile_stats::Examples`]). `0` keeps none (the default for a run; the command line's
+    /// default is [`profile_stats::DEFAULT_EXAMPLES`]). Set it before adding texts.
+    ///
+    /// ```
+    /// use capture::{CaptureRun, PerItemFn, case_jitter_invariance};
+    /// use capture::serde_json::json;
+    /// use suite_core::CapabilitySuite;
+    ///
+    /// let student = PerItemFn::new(|t: &str| json!(t.contains("good")));
+    /// let teacher = PerItemFn::new(|t: &str| json!(t.to_lowercase().contains("good")));
+    /// let mut suite = CapabilitySuite::new();
+    /// suite.add_invariance("case", case_jitter_invariance());
+    /// let mut run = CaptureRun::new(&student, &teacher, &suite)?.with_examples(5);
+    /// run.add(&["good food", "bad"])?;
+    /// let report = run.report()?;
+    /// let case = &report.examples.as_ref().unwrap().invariances["case"];
+    /// // "good food" became "GOOD FOOD": only the student changed its answer.
+    /// assert_eq!(case.student_only.0[0].transformed.as_deref(), Some("GOOD FOOD"));
+    /// assert_eq!(case.student_only.0[0].student.transformed.as_deref(), Some("False"));
+    /// # Ok::<(), capture::Error>(())
+    /// ```
+    pub fn with_examples(mut self, k: usize) -> CaptureRun<'m> {
+        self.examples = (k > 0).then(|| Collector {
+            examples: Examples::new(k, self.suite.corruption_names(), self.suite.invariance_names()),
+            pending: Vec::new(),
+        });
+        self
     }
 
     /// The run with the teacher answering the corrupted and rewritten texts of a seeded uniform
@@ -347,7 +463,8 @@ impl<'m> CaptureRun<'m> {
     /// The report of every text added (the same as [`capture_profile_report`] over them all).
     pub fn report(mut self) -> Result<ProfileReport, Error> {
         let counts = self.counts()?;
-        Ok(report(self.suite, counts, self.probes()))
+        let examples = self.examples.take().map(|c| c.examples);
+        Ok(report(self.suite, counts, self.probes()).with_examples(examples))
     }
 }
 
@@ -359,7 +476,11 @@ fn chunk(
     out: &mut OutcomeWriter,
     suite: &CapabilitySuite,
     sampled: bool,
+    mut examples: Option<(&mut Collector, &[usize])>,
 ) -> Result<(), suite_core::Error> {
+    if let Some((collector, positions)) = examples.as_mut() {
+        offer_examples(cache, clean, None, positions, collector, |_| ListAt::Clean);
+    }
     let layout = Layout::of(suite, sampled);
     let width = layout.bits().div_ceil(32);
     let mut words = vec![0u32; clean.len() * width];
@@ -398,6 +519,10 @@ fn chunk(
             // Interned ids: one text, one id.
             set(j, at + 4, id != before);
         }
+        if let Some((collector, positions)) = examples.as_mut() {
+            let at = |kind| ListAt::Corruption(k, kind);
+            offer_examples(cache, clean, Some(&ids), positions, collector, at);
+        }
     }
     for (i, (name, transform)) in suite.invariances().enumerate() {
         let ids = cache.transformed(&Stage::Invariance(name.to_owned()), clean, transform)?;
@@ -408,11 +533,81 @@ fn chunk(
             set(j, at + 1, labelled(cache, j) && teacher_changed);
             set(j, at + 2, after != before);
         }
+        if let Some((collector, positions)) = examples.as_mut() {
+            let at = |kind| ListAt::Invariance(i, kind);
+            offer_examples(cache, clean, Some(&ids), positions, collector, at);
+        }
     }
     for text in words.chunks(width) {
         out.push(text);
     }
     Ok(())
+}
+
+/// Offers texts of a chunk as examples: on the clean stage (`after`: `None`) the texts whose
+/// labels disagree; on a transformed stage (`after`: its ids) the texts whose answer changed on
+/// one side or both, among those the teacher answered (for the others its change is unknown).
+/// `at` says which list a kind of change goes to.
+fn offer_examples(
+    cache: &PredictionCache<'_, Forms>,
+    clean: &StageIds,
+    after: Option<&StageIds>,
+    positions: &[usize],
+    collector: &mut Collector,
+    at: impl Fn(Kind) -> ListAt,
+) {
+    let forms = &cache.keeper().forms;
+    let form = |id: u32| {
+        forms
+            .get_index(id as usize)
+            .map_or_else(String::new, |f| f.to_string())
+    };
+    let key = |id: u32| cache.text_hash(id).map_or(u64::MAX, |h| example_key(&h.0));
+    let answers = |side: Side, before: u32, after: Option<u32>| ExampleAnswers {
+        clean: form(*cache.output(side, before)),
+        transformed: after.map(|a| form(*cache.output(side, a))),
+        escalated: None,
+    };
+    let example = |before: u32, after: Option<u32>| {
+        let (text, text_cut) = cut_for_display(cache.text(before));
+        let (transformed, transformed_cut) = match after {
+            Some(a) => {
+                let (t, cut) = cut_for_display(cache.text(a));
+                (Some(t), cut)
+            }
+            None => (None, false),
+        };
+        Example {
+            key: key_hex(key(before)),
+            text,
+            text_cut,
+            transformed,
+            transformed_cut,
+            student: answers(Side::Student, before, after),
+            teacher: answers(Side::Teacher, before, after),
+        }
+    };
+    let Some(after) = after else {
+        for (j, &id) in clean.ids().iter().enumerate() {
+            if cache.student(id) != cache.teacher(id) {
+                collector.offer(ListAt::Clean, key(id), positions[j], || example(id, None));
+            }
+        }
+        return;
+    };
+    for (j, (&before, &id)) in clean.ids().iter().zip(after.ids()).enumerate() {
+        if !cache.teacher_sampled(j) {
+            continue;
+        }
+        let student = cache.student(before) != cache.student(id);
+        let teacher = cache.teacher(before) != cache.teacher(id);
+        let Some(kind) = Kind::of(student, teacher) else {
+            continue;
+        };
+        collector.offer(at(kind), key(before), positions[j], || {
+            example(before, Some(id))
+        });
+    }
 }
 
 /// Profiles `student` against `teacher` on `texts` under `suite`.
@@ -535,6 +730,23 @@ where
     C: AsRef<[S]>,
     S: AsRef<str>,
 {
+    compare_students_with(teacher, students, chunks, suite, sample, 0)
+}
+
+/// [`compare_students_sampled`] with up to `examples` example texts per stage and kind in
+/// each student's report ([`CaptureRun::with_examples`]; 0: none).
+pub fn compare_students_with<C, S>(
+    teacher: &dyn Model,
+    students: &[(&str, &dyn Model)],
+    chunks: impl IntoIterator<Item = C>,
+    suite: &CapabilitySuite,
+    sample: Option<TeacherSample>,
+    examples: usize,
+) -> Result<Comparison, Error>
+where
+    C: AsRef<[S]>,
+    S: AsRef<str>,
+{
     let teacher = Memo::new(teacher);
     let names: Vec<&str> = students.iter().map(|s| s.0).collect();
     let mut pairs = Pair::every(&names, suite.corruption_names(), suite.invariance_names());
@@ -548,7 +760,10 @@ where
     }
     let reports = compare_chunked(&teacher, students, chunks, &mut pairs, |student| {
         let run = CaptureRun::new(student, &teacher, suite)?;
-        Ok(run.with_chunk_size(usize::MAX).with_teacher_sample(sample))
+        Ok(run
+            .with_chunk_size(usize::MAX)
+            .with_teacher_sample(sample)
+            .with_examples(examples))
     })?;
     Ok(Comparison::of_reports(None, reports, pairs))
 }
@@ -562,9 +777,33 @@ impl StudentRun for CaptureRun<'_> {
     /// [`CaptureRun::add`], returning each text's outcome id.
     fn add_ids<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<u32>, Error> {
         let (suite, sampled) = (self.suite, self.layout.sampled);
-        Ok(self.run.add(texts, &mut |cache, clean, _, out| {
-            chunk(cache, clean, out, suite, sampled)
-        })?)
+        let examples = &mut self.examples;
+        let ids = self.run.add(texts, &mut |cache, clean, positions, out| {
+            let examples = examples.as_mut().map(|c| (c, positions));
+            chunk(cache, clean, out, suite, sampled, examples)
+        })?;
+        if let Some(collector) = self.examples.as_mut()
+            && !collector.pending.is_empty()
+        {
+            let [student_decides, teacher_decides] = self.run.decides()?;
+            let first = self.added;
+            for p in std::mem::take(&mut collector.pending) {
+                let Some(&id) = ids.get(p.position - first) else {
+                    continue;
+                };
+                let (s, t) = escalations(self.run.outcomes().get(id));
+                let key = key_hex(p.key);
+                if let Some(e) = collector
+                    .list(p.list)
+                    .and_then(|l| l.0.iter_mut().find(|e| e.key == key))
+                {
+                    e.student.escalated = student_decides.then_some(s);
+                    e.teacher.escalated = teacher_decides.then_some(t);
+                }
+            }
+        }
+        self.added += texts.len();
+        Ok(ids)
     }
 
     fn outcome(&self, id: u32) -> &[u32] {

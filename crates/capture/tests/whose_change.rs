@@ -256,3 +256,98 @@ fn comparison_pairs_against_the_clean_reference_equal_a_recomputation() {
     // Each student's report is its own report.
     check(&comparison.students["a"], &expected(&texts, &suite));
 }
+
+fn with_examples(texts: &[String], suite: &CapabilitySuite, chunk: usize) -> ProfileReport {
+    let (s, t) = (PerItemFn::new(student), PerItemFn::new(teacher));
+    let mut run = CaptureRun::new(&s, &t, suite)
+        .unwrap()
+        .with_chunk_size(chunk)
+        .with_examples(3);
+    // Added in two pieces, so that examples listed before a later piece's texts are filled in
+    // with their escalations as the others are.
+    let (a, b) = texts.split_at(texts.len() / 3);
+    run.add(a).unwrap();
+    run.add(b).unwrap();
+    run.report().unwrap()
+}
+
+fn key(text: &str) -> String {
+    profile_stats::key_hex(profile_stats::example_key(blake3::hash(text.as_bytes()).as_bytes()))
+}
+
+#[test]
+fn examples_are_the_smallest_keys_of_their_kind_for_any_chunks_and_shards() {
+    let (texts, suite) = (texts(), suite());
+    let whole = with_examples(&texts, &suite, 4_096);
+    let examples = whole.examples.clone().unwrap();
+    for chunk in [1, 7] {
+        assert_eq!(
+            with_examples(&texts, &suite, chunk).examples.as_ref(),
+            Some(&examples),
+            "chunk size {chunk}"
+        );
+    }
+    for shards in [3, 8] {
+        let size = texts.len().div_ceil(shards);
+        let mut merged: Option<ProfileReport> = None;
+        for piece in texts.chunks(size) {
+            let r = with_examples(piece, &suite, 64);
+            merged = Some(match merged {
+                None => r,
+                Some(m) => m.merge(&r).unwrap(),
+            });
+        }
+        assert_eq!(merged.unwrap().examples.as_ref(), Some(&examples), "{shards} shards");
+    }
+    // An independent recomputation: per stage and kind, the 3 smallest keys of the distinct
+    // texts of that kind, each listed with what the models answered.
+    let mut distinct: Vec<&String> = texts.iter().collect();
+    distinct.sort_by_key(|t| (key(t), (*t).clone()));
+    distinct.dedup();
+    let smallest = |of_kind: &dyn Fn(&str) -> bool| -> Vec<String> {
+        distinct
+            .iter()
+            .filter(|t| of_kind(t))
+            .take(3)
+            .map(|t| key(t))
+            .collect()
+    };
+    let keys = |list: &profile_stats::ExampleList| -> Vec<String> {
+        list.0.iter().map(|e| e.key.clone()).collect()
+    };
+    assert_eq!(
+        keys(&examples.clean),
+        smallest(&|t| student(t) != teacher(t))
+    );
+    let stages = suite
+        .corruptions()
+        .map(|(n, t)| (&examples.corruptions[n], t))
+        .chain(suite.invariances().map(|(n, t)| (&examples.invariances[n], t)));
+    let mut listed = 0;
+    for (stage, transform) in stages {
+        let changed = |t: &str| {
+            let x = transform.apply(t);
+            (student(&x) != student(t), teacher(&x) != teacher(t))
+        };
+        assert_eq!(keys(&stage.student_only), smallest(&|t| changed(t) == (true, false)));
+        assert_eq!(keys(&stage.teacher_only), smallest(&|t| changed(t) == (false, true)));
+        assert_eq!(keys(&stage.both), smallest(&|t| changed(t) == (true, true)));
+        for e in stage.student_only.0.iter().chain(&stage.teacher_only.0).chain(&stage.both.0) {
+            let text = distinct.iter().find(|t| key(t) == e.key).unwrap();
+            let x = transform.apply(text);
+            let form = |l: Label| profile_types::value::py_str(&l).to_string();
+            assert_eq!(e.student.clean, form(student(text)));
+            assert_eq!(e.student.transformed, Some(form(student(&x))));
+            assert_eq!(e.teacher.transformed, Some(form(teacher(&x))));
+            assert_eq!(e.text_cut, text.chars().count() > profile_stats::EXAMPLE_CHARS);
+            assert!(text.starts_with(&e.text));
+            listed += 1;
+        }
+    }
+    assert!(listed > 10, "{listed} examples listed");
+    // The report's JSON carries them, and reads back.
+    let json = whole.to_json();
+    assert_eq!(ProfileReport::from_json(&json).unwrap(), whole);
+    // Merging refuses a shard without examples.
+    assert!(whole.merge(&report(&texts[..5], &suite, 64)).is_err());
+}

@@ -81,6 +81,7 @@ mod compare;
 mod counts;
 mod curve;
 mod error;
+mod examples;
 mod field_sums;
 mod gate;
 mod interval;
@@ -102,6 +103,10 @@ pub use counts::{
     CorruptionCounts, ExtractCleanCounts, ExtractCorruptionCounts, ExtractCounts,
     ExtractInvarianceCounts, FirstVsSecond, InvarianceCounts, NewDisagreements, StageShape,
     StudentVsTeacher,
+};
+pub use examples::{
+    DEFAULT_EXAMPLES, EXAMPLE_CHARS, Example, ExampleAnswers, ExampleList, Examples, StageExamples,
+    cut_for_display, example_key, key_hex,
 };
 pub use curve::{BreakEven, CurveInput, CurvePoint, SeverityCurve, severity_curve};
 pub use error::Error;

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::Error;
 use crate::analysis;
 use crate::counts::{ClassifyCounts, ExtractCounts};
+use crate::examples::Examples;
 use crate::interval::Method;
 use crate::paired::{AdjustMethod, TestMethod};
 use crate::settings::Settings;
@@ -75,6 +76,9 @@ pub struct ProfileReport {
     /// A classifier's raw probe predictions (not counts: they are the same for every shard of
     /// one suite and models, and merging checks that they are).
     pub probes: Option<ProbePredictions>,
+    /// Up to `k` example texts per stage and kind of outcome (not counts, but chosen by content
+    /// so that merging keeps exactly those of one run over all the texts); `None` when off.
+    pub examples: Option<Examples>,
 }
 
 impl ProfileReport {
@@ -90,7 +94,14 @@ impl ProfileReport {
             settings: Settings::default(),
             counts,
             probes,
+            examples: None,
         }
+    }
+
+    /// The report with its examples.
+    pub fn with_examples(mut self, examples: Option<Examples>) -> Self {
+        self.examples = examples;
+        self
     }
 
     /// Which profile this is.
@@ -217,6 +228,9 @@ impl ProfileReport {
         if let Value::Object(figures) = figures {
             out.extend(figures);
         }
+        if let Some(examples) = &self.examples {
+            out.insert("examples".into(), value(examples));
+        }
         let mut glossary = methods();
         if let (Counts::Classify(c), Value::Object(g)) = (&self.counts, &mut glossary)
             && c.sample.is_some()
@@ -254,6 +268,10 @@ impl ProfileReport {
             settings: field(obj, "settings", "settings")?,
             counts,
             probes,
+            examples: match obj.get("examples") {
+                Some(e) => Some(parse(e.clone(), "examples")?),
+                None => None,
+            },
         };
         report.validate()?;
         Ok(report)
@@ -299,6 +317,20 @@ impl ProfileReport {
                     suite_invariances.join(", ")
                 ),
             });
+        }
+        if let Some(e) = &self.examples {
+            let names = |m: &indexmap::IndexMap<String, _>| -> Vec<String> {
+                m.keys().cloned().collect()
+            };
+            if names(&e.corruptions) != suite_corruptions
+                || names(&e.invariances) != suite_invariances
+            {
+                return Err(Error::Invalid {
+                    at: "examples".into(),
+                    message: "its stages are not the suite's".into(),
+                });
+            }
+            e.validate()?;
         }
         if let Some(texts) = &self.suite.probe_texts
             && texts.len() != self.suite.probes
@@ -354,6 +386,18 @@ impl ProfileReport {
             serde_json::to_string(p).unwrap_or_default()
         })?;
         let mut merged = self.clone();
+        match (&mut merged.examples, &other.examples) {
+            (None, None) => {}
+            (Some(a), Some(b)) => a.merge(b)?,
+            (a, b) => {
+                let d = |e: bool| if e { "examples" } else { "no examples (--examples 0)" };
+                return Err(Error::Mismatch {
+                    what: "examples".into(),
+                    left: d(a.is_some()).into(),
+                    right: d(b.is_some()).into(),
+                });
+            }
+        }
         match (&mut merged.counts, &other.counts) {
             (Counts::Classify(a), Counts::Classify(b)) => a.merge(b)?,
             (Counts::Extract(a), Counts::Extract(b)) => a.merge(b)?,

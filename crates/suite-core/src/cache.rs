@@ -231,6 +231,12 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
         self.texts.get(id)
     }
 
+    /// The blake3 hash of the text behind an id, when the cache has it (every clean text of a
+    /// profile's chunk: the driver hashed it to fingerprint it).
+    pub fn text_hash(&self, id: u32) -> Option<&TextHash> {
+        self.hashes.get(id as usize).and_then(Option::as_ref)
+    }
+
     /// A cache whose first texts stay across [`PredictionCache::reset`]: a profile's probes,
     /// interned and predicted here, once for the whole profile. Returns the cache, the seeded
     /// texts' ids and both sides' answers, one per text.
