@@ -3,12 +3,12 @@
 use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use profile_stats::{
-    Example, ExampleAnswers, ExampleList, Examples, StageExamples, cut_for_display, example_key,
-    key_hex,
-};
-use profile_stats::{
     AbstentionCounts, ChangeCounts, ClassifyCounts, ClassifySample, Comparison, Counts,
     FirstVsSecond, Pair, PpiSums, ProfileReport, SampleDesign, SuiteDescriptor,
+};
+use profile_stats::{
+    Example, ExampleAnswers, ExampleList, Examples, StageExamples, cut_for_display, example_key,
+    key_hex,
 };
 use profile_types::value::py_str;
 use profile_types::{CaptureProfile, Label, ProbePredictions};
@@ -313,7 +313,11 @@ impl<'m> CaptureRun<'m> {
     /// ```
     pub fn with_examples(mut self, k: usize) -> CaptureRun<'m> {
         self.examples = (k > 0).then(|| Collector {
-            examples: Examples::new(k, self.suite.corruption_names(), self.suite.invariance_names()),
+            examples: Examples::new(
+                k,
+                self.suite.corruption_names(),
+                self.suite.invariance_names(),
+            ),
             pending: Vec::new(),
         });
         self

@@ -240,7 +240,10 @@ fn comparison_pairs_against_the_clean_reference_equal_a_recomputation() {
     for text in &texts {
         let x = transform.apply(text);
         let clean = teacher(text);
-        want.record(student(&x) == clean, json!(x.len().is_multiple_of(3)) == clean);
+        want.record(
+            student(&x) == clean,
+            json!(x.len().is_multiple_of(3)) == clean,
+        );
     }
     assert_eq!(
         comparison.pairs[0].counts.corruptions["typo_30"].teacher_clean,
@@ -272,7 +275,9 @@ fn with_examples(texts: &[String], suite: &CapabilitySuite, chunk: usize) -> Pro
 }
 
 fn key(text: &str) -> String {
-    profile_stats::key_hex(profile_stats::example_key(blake3::hash(text.as_bytes()).as_bytes()))
+    profile_stats::key_hex(profile_stats::example_key(
+        blake3::hash(text.as_bytes()).as_bytes(),
+    ))
 }
 
 #[test]
@@ -297,7 +302,11 @@ fn examples_are_the_smallest_keys_of_their_kind_for_any_chunks_and_shards() {
                 Some(m) => m.merge(&r).unwrap(),
             });
         }
-        assert_eq!(merged.unwrap().examples.as_ref(), Some(&examples), "{shards} shards");
+        assert_eq!(
+            merged.unwrap().examples.as_ref(),
+            Some(&examples),
+            "{shards} shards"
+        );
     }
     // An independent recomputation: per stage and kind, the 3 smallest keys of the distinct
     // texts of that kind, each listed with what the models answered.
@@ -322,24 +331,43 @@ fn examples_are_the_smallest_keys_of_their_kind_for_any_chunks_and_shards() {
     let stages = suite
         .corruptions()
         .map(|(n, t)| (&examples.corruptions[n], t))
-        .chain(suite.invariances().map(|(n, t)| (&examples.invariances[n], t)));
+        .chain(
+            suite
+                .invariances()
+                .map(|(n, t)| (&examples.invariances[n], t)),
+        );
     let mut listed = 0;
     for (stage, transform) in stages {
         let changed = |t: &str| {
             let x = transform.apply(t);
             (student(&x) != student(t), teacher(&x) != teacher(t))
         };
-        assert_eq!(keys(&stage.student_only), smallest(&|t| changed(t) == (true, false)));
-        assert_eq!(keys(&stage.teacher_only), smallest(&|t| changed(t) == (false, true)));
+        assert_eq!(
+            keys(&stage.student_only),
+            smallest(&|t| changed(t) == (true, false))
+        );
+        assert_eq!(
+            keys(&stage.teacher_only),
+            smallest(&|t| changed(t) == (false, true))
+        );
         assert_eq!(keys(&stage.both), smallest(&|t| changed(t) == (true, true)));
-        for e in stage.student_only.0.iter().chain(&stage.teacher_only.0).chain(&stage.both.0) {
+        for e in stage
+            .student_only
+            .0
+            .iter()
+            .chain(&stage.teacher_only.0)
+            .chain(&stage.both.0)
+        {
             let text = distinct.iter().find(|t| key(t) == e.key).unwrap();
             let x = transform.apply(text);
             let form = |l: Label| profile_types::value::py_str(&l).to_string();
             assert_eq!(e.student.clean, form(student(text)));
             assert_eq!(e.student.transformed, Some(form(student(&x))));
             assert_eq!(e.teacher.transformed, Some(form(teacher(&x))));
-            assert_eq!(e.text_cut, text.chars().count() > profile_stats::EXAMPLE_CHARS);
+            assert_eq!(
+                e.text_cut,
+                text.chars().count() > profile_stats::EXAMPLE_CHARS
+            );
             assert!(text.starts_with(&e.text));
             listed += 1;
         }

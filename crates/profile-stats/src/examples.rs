@@ -86,12 +86,7 @@ impl ExampleList {
     /// Whether a text with `key` would be kept among `k` (check before building the example).
     #[inline]
     pub fn admits(&self, key: u64, k: usize) -> bool {
-        k > 0
-            && (self.0.len() < k
-                || self
-                    .0
-                    .last()
-                    .is_none_or(|last| key <= parse_key(&last.key)))
+        k > 0 && (self.0.len() < k || self.0.last().is_none_or(|last| key <= parse_key(&last.key)))
     }
 
     /// Adds an example, keeping the `k` smallest keys (a text already listed is not listed
@@ -196,10 +191,18 @@ impl Examples {
         crate::stages::same_stages("example invariances", &self.invariances, &other.invariances)?;
         let k = self.k;
         self.clean.merge(&other.clean, k);
-        for (a, b) in self.corruptions.values_mut().zip(other.corruptions.values()) {
+        for (a, b) in self
+            .corruptions
+            .values_mut()
+            .zip(other.corruptions.values())
+        {
             a.merge(b, k);
         }
-        for (a, b) in self.invariances.values_mut().zip(other.invariances.values()) {
+        for (a, b) in self
+            .invariances
+            .values_mut()
+            .zip(other.invariances.values())
+        {
             a.merge(b, k);
         }
         Ok(())
@@ -207,7 +210,11 @@ impl Examples {
 
     /// Every example listed, with where: (`"clean"` or the stage's section, stage name, kind).
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str, &'static str, &Example)> {
-        let clean = self.clean.0.iter().map(|e| ("clean", "clean", "disagree", e));
+        let clean = self
+            .clean
+            .0
+            .iter()
+            .map(|e| ("clean", "clean", "disagree", e));
         clean
             .chain(stage_examples("corruptions", &self.corruptions))
             .chain(stage_examples("invariances", &self.invariances))
@@ -269,7 +276,11 @@ fn stage_examples<'a>(
             ("both", &s.both),
         ]
         .into_iter()
-        .flat_map(move |(kind, list)| list.0.iter().map(move |e| (section, name.as_str(), kind, e)))
+        .flat_map(move |(kind, list)| {
+            list.0
+                .iter()
+                .map(move |e| (section, name.as_str(), kind, e))
+        })
     })
 }
 
@@ -326,7 +337,10 @@ mod tests {
         let mut all = Examples::new(2, ["t"], ["c"]);
         for (i, k) in [8u64, 2, 6, 4, 2].into_iter().enumerate() {
             let half = if i % 2 == 0 { &mut a } else { &mut b };
-            for e in [&mut half.corruptions["t"].both, &mut all.corruptions["t"].both] {
+            for e in [
+                &mut half.corruptions["t"].both,
+                &mut all.corruptions["t"].both,
+            ] {
                 if e.admits(k, 2) {
                     e.insert(example(k, &k.to_string()), 2);
                 }

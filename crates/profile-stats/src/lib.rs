@@ -104,12 +104,12 @@ pub use counts::{
     ExtractInvarianceCounts, FirstVsSecond, InvarianceCounts, NewDisagreements, StageShape,
     StudentVsTeacher,
 };
+pub use curve::{BreakEven, CurveInput, CurvePoint, SeverityCurve, severity_curve};
+pub use error::Error;
 pub use examples::{
     DEFAULT_EXAMPLES, EXAMPLE_CHARS, Example, ExampleAnswers, ExampleList, Examples, StageExamples,
     cut_for_display, example_key, key_hex,
 };
-pub use curve::{BreakEven, CurveInput, CurvePoint, SeverityCurve, severity_curve};
-pub use error::Error;
 pub use field_sums::FieldSums;
 pub use gate::{GATE_GRAMMAR, Gate, GateOutcome, Op, derived_alias, numeric_paths, readable};
 pub use interval::{

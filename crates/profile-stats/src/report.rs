@@ -319,9 +319,8 @@ impl ProfileReport {
             });
         }
         if let Some(e) = &self.examples {
-            let names = |m: &indexmap::IndexMap<String, _>| -> Vec<String> {
-                m.keys().cloned().collect()
-            };
+            let names =
+                |m: &indexmap::IndexMap<String, _>| -> Vec<String> { m.keys().cloned().collect() };
             if names(&e.corruptions) != suite_corruptions
                 || names(&e.invariances) != suite_invariances
             {
@@ -390,7 +389,13 @@ impl ProfileReport {
             (None, None) => {}
             (Some(a), Some(b)) => a.merge(b)?,
             (a, b) => {
-                let d = |e: bool| if e { "examples" } else { "no examples (--examples 0)" };
+                let d = |e: bool| {
+                    if e {
+                        "examples"
+                    } else {
+                        "no examples (--examples 0)"
+                    }
+                };
                 return Err(Error::Mismatch {
                     what: "examples".into(),
                     left: d(a.is_some()).into(),
