@@ -141,10 +141,51 @@ struct CommonArgs {
     /// Threshold of the report's break-even severities (agreement, or F1 for extract).
     #[arg(long, value_name = "T", default_value_t = 0.9, requires = "report")]
     break_even: f64,
+    /// Example texts the report keeps per stage and kind of outcome (the student's answer
+    /// changed alone, the teacher's alone, both; clean disagreements), chosen by content: the
+    /// same for any chunks or shards. 0 keeps none. Classify only.
+    #[arg(long, value_name = "K", default_value_t = profile_stats::DEFAULT_EXAMPLES)]
+    examples: usize,
+    /// Write the per-text ledger here (JSONL, atomically): one line per text and stage with
+    /// the text's id and key, the transformed text, both sides' answers and what changed
+    /// (docs/reports.md). Classify only.
+    #[arg(long, value_name = "FILE.jsonl")]
+    ledger: Option<PathBuf>,
+    #[command(flatten)]
+    reference: ReferenceArgs,
     #[command(flatten)]
     sample: SampleArgs,
     #[command(flatten)]
     run: RunArgs,
+}
+
+/// Which teacher answer a corruption's headline compares the student with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ReferenceArg {
+    /// The teacher's answer on the corrupted text (mixle's definition).
+    TeacherTransformed,
+    /// The teacher's answer on the clean text (label-preserving corruptions).
+    TeacherClean,
+}
+
+/// `--reference`, shared by classify and compare.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReferenceArgs {
+    /// The reference of every corruption's headline (pages, curves, verdicts, gates), over
+    /// what the suite's entries declare (`"reference"`): teacher-clean for label-preserving
+    /// corruptions such as typos. The bare profile is mixle's whatever it says. Classify only.
+    #[arg(long, value_enum, value_name = "REFERENCE")]
+    reference: Option<ReferenceArg>,
+}
+
+impl ReferenceArgs {
+    /// The reference asked for (`None`: each entry's own).
+    pub(crate) fn get(&self) -> Option<suite_core::Reference> {
+        self.reference.map(|r| match r {
+            ReferenceArg::TeacherTransformed => suite_core::Reference::TeacherTransformed,
+            ReferenceArg::TeacherClean => suite_core::Reference::TeacherClean,
+        })
+    }
 }
 
 /// Asking the teacher about a sample of the transformed texts only (classify).
@@ -426,13 +467,25 @@ impl Inputs {
         suite: Option<&std::path::Path>,
         out: Option<&std::path::Path>,
         task: Task,
+        reference: Option<suite_core::Reference>,
     ) -> anyhow::Result<Inputs> {
         if let Some(out) = out {
             crate::outfile::check(out, "--out")?;
         }
+        if reference.is_some() && task == Task::Extract {
+            bail!(
+                "--reference: an extractor's corruptions are scored against the teacher's clean records already"
+            );
+        }
         let texts_read = texts::scan(texts)?;
         texts::warn_if_empty(texts, &texts_read);
-        let (spec, source) = suite::load(suite)?;
+        let (mut spec, source) = suite::load(suite)?;
+        // In the spec, so that the suite's fingerprint says which references were used.
+        if let Some(reference) = reference {
+            for entry in &mut spec.corruptions {
+                entry.reference = Some(reference);
+            }
+        }
         let progress = Rc::new(Progress::new(task, &spec));
         let suite = suite::build(&spec, &source, progress.tracker())?;
         Ok(Inputs {
@@ -446,6 +499,13 @@ impl Inputs {
     }
 }
 
+/// How a profile runs: its chunk size, the teacher's sample and the examples kept.
+struct How {
+    chunk_size: usize,
+    sample: Option<suite_core::TeacherSample>,
+    examples: usize,
+}
+
 /// Profiles with the library's report functions, the texts streamed in chunks: the bare
 /// profile is the report's (the same profile `capture_profile` / `extractive_capture_profile`
 /// return). An extractor's report comes with its per-field breakdown (computed in the same
@@ -456,8 +516,8 @@ fn profile_report(
     inputs: &Inputs,
     task: Task,
     fields: &[String],
-    chunk_size: usize,
-    sample: Option<suite_core::TeacherSample>,
+    how: How,
+    ledger: Option<&mut dyn std::io::Write>,
 ) -> anyhow::Result<(
     profile_stats::ProfileReport,
     Option<extractive::FieldBreakdown>,
@@ -465,12 +525,21 @@ fn profile_report(
     // The profile errors' messages already contain their sources: flattened to one message so
     // the one-line error does not repeat them.
     let suite = &inputs.suite;
+    let How {
+        chunk_size,
+        sample,
+        examples,
+    } = how;
     Ok(match task {
         Task::Classify => {
             let mut run = capture::CaptureRun::new(student, teacher, suite)
                 .map_err(|e| flat(&e))?
                 .with_chunk_size(chunk_size)
-                .with_teacher_sample(sample);
+                .with_teacher_sample(sample)
+                .with_examples(examples);
+            if let Some(ledger) = ledger {
+                run = run.with_ledger(ledger);
+            }
             for chunk in inputs.chunks(chunk_size)? {
                 run.add(&chunk?).map_err(|e| flat(&e))?;
             }
@@ -520,11 +589,26 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
     } else {
         None
     };
+    if task == Task::Extract && args.ledger.is_some() {
+        bail!("--ledger is for classify (an extractor's per-text ledger is not written yet)");
+    }
+    let mut ledger = match &args.ledger {
+        Some(path) => {
+            if args.out.as_deref() == Some(path.as_path()) {
+                bail!("--ledger {}: the same file as --out", path.display());
+            }
+            Some(std::io::BufWriter::new(crate::outfile::AtomicFile::create(
+                path, "--ledger",
+            )?))
+        }
+        None => None,
+    };
     let inputs = Inputs::load(
         &args.texts,
         args.suite.as_deref(),
         args.out.as_deref(),
         task,
+        args.reference.get(),
     )?;
     let Inputs {
         texts,
@@ -550,15 +634,30 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         suite_core::Side::Teacher,
         progress,
     )?;
+    let examples = if args.report && task == Task::Classify {
+        args.examples
+    } else {
+        0
+    };
     let (report, breakdown) = profile_report(
         &student,
         &teacher,
         &inputs,
         task,
         fields,
-        args.run.chunk_size,
-        sample,
+        How {
+            chunk_size: args.run.chunk_size,
+            sample,
+            examples,
+        },
+        ledger.as_mut().map(|l| l as &mut dyn std::io::Write),
     )?;
+    if let (Some(ledger), Some(path)) = (ledger, &args.ledger) {
+        let file = ledger.into_inner().map_err(|e| {
+            anyhow::anyhow!("--ledger {}: cannot write: {}", path.display(), e.error())
+        })?;
+        file.commit()?;
+    }
     let mut json = match stats {
         None => serde_json::to_value(report.profile())?,
         Some(stats) => {

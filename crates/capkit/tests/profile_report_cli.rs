@@ -842,3 +842,112 @@ fn a_teacher_sample_estimates_prints_the_calls_saved_and_merges_over_shards() {
         stderr(&bad)
     );
 }
+
+/// Issue 32 on the command line: `--ledger` (the same bytes for any chunk size, atomic),
+/// `--examples` (default 5, 0 turns them off) and `--reference teacher-clean`.
+#[test]
+fn ledger_examples_and_reference_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let classify = |extra: &[&str]| {
+        let mut args = vec![
+            "profile",
+            "classify",
+            "--report",
+            "--texts",
+            "examples/profile/texts.txt",
+            "--suite",
+            "examples/profile/suite.json",
+            "--student",
+            PY_STUDENT,
+            "--teacher",
+            PY_TEACHER,
+            "--no-cache",
+        ];
+        args.extend_from_slice(extra);
+        capkit(&args, &root())
+    };
+    let (a, b, r) = (path("a.jsonl"), path("b.jsonl"), path("r.json"));
+    ok(&classify(&["--ledger", &a, "--out", &r]));
+    ok(&classify(&[
+        "--ledger",
+        &b,
+        "--chunk-size",
+        "1",
+        "--out",
+        &path("r1.json"),
+    ]));
+    let ledger = std::fs::read(&a).unwrap();
+    assert_eq!(ledger, std::fs::read(&b).unwrap(), "chunk size 1 and 4096");
+    let lines: Vec<Value> = ledger
+        .split(|&c| c == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    // Ten texts, five lines each (clean, two typo rates, case, whitespace).
+    assert_eq!(lines.len(), 50);
+    assert_eq!(lines[3]["stage"], "case");
+    assert_eq!(
+        lines[3]["transformed"],
+        "tHE FOOD WAS GOOD AND THE STAFF WERE FRIENDLY"
+    );
+    let report = read_json(Path::new(&r));
+    // Default: up to 5 examples per kind; the case rewrite changed only the student's answers.
+    let case = &report["examples"]["invariances"]["case"];
+    assert_eq!(report["examples"]["k"], 5);
+    assert_eq!(case["student_only"].as_array().unwrap().len(), 5);
+    assert_eq!(case["teacher_only"], json!([]));
+    // The report reads back with its examples (and `capkit report` renders it).
+    ok(&capkit(&["report", &r, "--out", &path("r.html")], &root()));
+    // --examples 0: none; --reference teacher-clean: the suite records it for every corruption.
+    ok(&classify(&[
+        "--examples",
+        "0",
+        "--reference",
+        "teacher-clean",
+        "--out",
+        &path("clean.json"),
+    ]));
+    let clean = read_json(&dir.path().join("clean.json"));
+    assert!(clean.get("examples").is_none());
+    assert_eq!(
+        clean["corruptions"]["typo_20"]["reference"],
+        "teacher_clean"
+    );
+    assert_ne!(
+        clean["suite"]["fingerprint"],
+        report["suite"]["fingerprint"]
+    );
+    // A ledger on the --out path is refused before anything runs; a failed run leaves no ledger.
+    let same = classify(&["--ledger", &r, "--out", &r]);
+    assert_eq!(same.status.code(), Some(1));
+    assert!(
+        stderr(&same).contains("the same file as --out"),
+        "{}",
+        stderr(&same)
+    );
+    let failed = capkit(
+        &[
+            "profile",
+            "classify",
+            "--texts",
+            "examples/profile/texts.txt",
+            "--student",
+            "cmd:false",
+            "--teacher",
+            PY_TEACHER,
+            "--no-cache",
+            "--ledger",
+            &path("never.jsonl"),
+        ],
+        &root(),
+    );
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(!dir.path().join("never.jsonl").exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("never"))
+        .collect();
+    assert!(left.is_empty(), "a temporary ledger was left behind");
+}

@@ -8,6 +8,9 @@ pub enum Error {
     /// stage and the counts).
     #[error(transparent)]
     Model(#[from] suite_core::Error),
+    /// The per-text ledger could not be written.
+    #[error("writing the ledger: {0}")]
+    Ledger(#[source] std::io::Error),
     /// A comparison names two students alike.
     #[error("the student name `{0}` is used twice")]
     DuplicateStudent(String),

@@ -40,6 +40,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod ledger;
 mod profile;
 
 pub use error::Error;

@@ -19,6 +19,7 @@ use suite_core::{
 };
 
 use crate::Error;
+use crate::ledger::{Answers, Ledger, StageAnswers, StageKind, StageOutcome, TextOutcome};
 
 /// What the profile keeps of a prediction: the id of its comparison form (Python `str()`), in
 /// one space shared by both sides so every comparison is an integer comparison. Ids live for one
@@ -195,6 +196,8 @@ pub struct CaptureRun<'m> {
     examples: Option<Collector>,
     /// Texts added so far.
     added: usize,
+    /// The per-text ledger being written, when asked for.
+    ledger: Option<Ledger<'m>>,
 }
 
 /// The examples of a run in progress, and the ones whose escalations are still to be filled in
@@ -284,7 +287,64 @@ impl<'m> CaptureRun<'m> {
             layout: Layout::of(suite, false),
             examples: None,
             added: 0,
+            ledger: None,
         })
+    }
+
+    /// The run writing the per-text ledger to `out` as texts are added: one JSON line per text
+    /// and stage, in input order (the format is the `ledger` module's: first occurrences with
+    /// their transformed texts and answers, later repeats with their outcome and key). The
+    /// bytes are the same for any chunk size. Set it before adding texts; call
+    /// [`CaptureRun::finish_ledger`] (or take the report) when done.
+    ///
+    /// ```
+    /// use capture::{CaptureRun, PerItemFn, case_jitter_invariance};
+    /// use capture::serde_json::{self, json};
+    /// use suite_core::CapabilitySuite;
+    ///
+    /// let student = PerItemFn::new(|t: &str| json!(t.contains("good")));
+    /// let teacher = PerItemFn::new(|t: &str| json!(t.to_lowercase().contains("good")));
+    /// let mut suite = CapabilitySuite::new();
+    /// suite.add_invariance("case", case_jitter_invariance());
+    /// let mut ledger = Vec::new();
+    /// let mut run = CaptureRun::new(&student, &teacher, &suite)?.with_ledger(&mut ledger);
+    /// run.add(&["good food", "good food"])?;
+    /// run.report()?;
+    /// let lines: Vec<serde_json::Value> = ledger
+    ///     .split(|&b| b == b'\n')
+    ///     .filter(|l| !l.is_empty())
+    ///     .map(|l| serde_json::from_slice(l).unwrap())
+    ///     .collect();
+    /// assert_eq!(lines.len(), 4); // two texts, clean and case each
+    /// assert_eq!(lines[1]["transformed"], "GOOD FOOD");
+    /// assert_eq!(lines[1]["student_changed"], true);
+    /// assert_eq!(lines[3]["repeat"], true); // the second "good food"
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_ledger(mut self, out: &'m mut dyn std::io::Write) -> CaptureRun<'m> {
+        let stages = self
+            .suite
+            .corruption_names()
+            .map(|n| (n.to_owned(), StageKind::Corruption))
+            .chain(
+                self.suite
+                    .invariance_names()
+                    .map(|n| (n.to_owned(), StageKind::Invariance)),
+            )
+            .collect();
+        self.ledger = Some(Ledger::new(out, stages));
+        self
+    }
+
+    /// Flushes the ledger (a no-op without one): the lines written so far, or the write error.
+    pub fn finish_ledger(&mut self) -> Result<u64, Error> {
+        match &mut self.ledger {
+            Some(l) => {
+                l.flush()?;
+                Ok(l.lines)
+            }
+            None => Ok(0),
+        }
     }
 
     /// The run keeping up to `k` example texts per stage and kind of outcome (the student's
@@ -354,6 +414,38 @@ impl<'m> CaptureRun<'m> {
     /// Profiles `texts` (after every text added before).
     pub fn add<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<(), Error> {
         self.add_ids(texts).map(drop)
+    }
+
+    /// Writes the ledger lines of `texts`, just added (`ids`: their outcomes).
+    fn write_ledger<S: AsRef<str>>(&mut self, texts: &[S], ids: &[u32]) -> Result<(), Error> {
+        let decides = self.run.decides()?;
+        let (layout, first) = (&self.layout, self.added);
+        let Some(ledger) = self.ledger.as_mut() else {
+            return Ok(());
+        };
+        for (i, (text, &id)) in texts.iter().zip(ids).enumerate() {
+            let o = self.run.outcomes().get(id);
+            let (s, t) = escalations(o);
+            let bits = |b: StageBits| StageOutcome {
+                agree: b.agree,
+                teacher_clean: b.teacher_clean,
+                student_changed: b.student_changed,
+                teacher_changed: b.teacher_changed,
+                text_changed: b.text_changed,
+            };
+            let outcome = TextOutcome {
+                clean_agree: layout.clean(o),
+                in_sample: layout.in_sample(o),
+                sampled: layout.sampled,
+                escalated: [decides[0].then_some(s), decides[1].then_some(t)],
+                stages: (0..layout.corruptions)
+                    .map(|k| bits(layout.corruption(o, k)))
+                    .chain((0..layout.invariances).map(|k| bits(layout.invariance(o, k))))
+                    .collect(),
+            };
+            ledger.write(first + i, text.as_ref(), &outcome)?;
+        }
+        Ok(())
     }
 
     /// The counts of every text added so far.
@@ -460,12 +552,14 @@ impl<'m> CaptureRun<'m> {
 
     /// The profile of every text added (the same as [`capture_profile`] over them all).
     pub fn profile(mut self) -> Result<CaptureProfile, Error> {
+        self.finish_ledger()?;
         let counts = self.counts()?;
         Ok(counts.profile(self.probes()))
     }
 
     /// The report of every text added (the same as [`capture_profile_report`] over them all).
     pub fn report(mut self) -> Result<ProfileReport, Error> {
+        self.finish_ledger()?;
         let counts = self.counts()?;
         let examples = self.examples.take().map(|c| c.examples);
         Ok(report(self.suite, counts, self.probes()).with_examples(examples))
@@ -481,7 +575,9 @@ fn chunk(
     suite: &CapabilitySuite,
     sampled: bool,
     mut examples: Option<(&mut Collector, &[usize])>,
+    stage_ids: Option<&mut Vec<StageIds>>,
 ) -> Result<(), suite_core::Error> {
+    let mut kept = Vec::new();
     if let Some((collector, positions)) = examples.as_mut() {
         offer_examples(cache, clean, None, positions, collector, |_| ListAt::Clean);
     }
@@ -527,6 +623,7 @@ fn chunk(
             let at = |kind| ListAt::Corruption(k, kind);
             offer_examples(cache, clean, Some(&ids), positions, collector, at);
         }
+        kept.push(ids);
     }
     for (i, (name, transform)) in suite.invariances().enumerate() {
         let ids = cache.transformed(&Stage::Invariance(name.to_owned()), clean, transform)?;
@@ -541,11 +638,58 @@ fn chunk(
             let at = |kind| ListAt::Invariance(i, kind);
             offer_examples(cache, clean, Some(&ids), positions, collector, at);
         }
+        kept.push(ids);
+    }
+    if let Some(stage_ids) = stage_ids {
+        *stage_ids = kept;
     }
     for text in words.chunks(width) {
         out.push(text);
     }
     Ok(())
+}
+
+/// Keeps, for the ledger, the answers of each text of a chunk at its first position: its
+/// clean answers and per stage its transformed text and answers (the teacher's outside its
+/// sample left out), from the stages' ids [`chunk`] kept.
+fn keep_answers(
+    cache: &PredictionCache<'_, Forms>,
+    clean: &StageIds,
+    positions: &[usize],
+    stages: &[StageIds],
+    ledger: &mut Ledger<'_>,
+) {
+    let form = |cache: &PredictionCache<'_, Forms>, id: u32| {
+        cache
+            .keeper()
+            .forms
+            .get_index(id as usize)
+            .map_or_else(String::new, |f| f.to_string())
+    };
+    let mut first = vec![true; cache.distinct_texts()];
+    for (j, &id) in clean.ids().iter().enumerate() {
+        if !std::mem::replace(&mut first[id as usize], false) {
+            continue;
+        }
+        let sampled = cache.teacher_sampled(j);
+        let answers = Answers {
+            key: cache.text_hash(id).map_or(u64::MAX, |h| example_key(&h.0)),
+            student: form(cache, *cache.student(id)),
+            teacher: form(cache, *cache.teacher(id)),
+            stages: stages
+                .iter()
+                .map(|ids| {
+                    let after = ids.ids().get(j).copied().unwrap_or(id);
+                    StageAnswers {
+                        transformed: cache.text(after).to_owned(),
+                        student: form(cache, *cache.student(after)),
+                        teacher: sampled.then(|| form(cache, *cache.teacher(after))),
+                    }
+                })
+                .collect(),
+        };
+        ledger.keep(positions[j], answers);
+    }
 }
 
 /// Offers texts of a chunk as examples: on the clean stage (`after`: `None`) the texts whose
@@ -782,10 +926,20 @@ impl StudentRun for CaptureRun<'_> {
     fn add_ids<S: AsRef<str>>(&mut self, texts: &[S]) -> Result<Vec<u32>, Error> {
         let (suite, sampled) = (self.suite, self.layout.sampled);
         let examples = &mut self.examples;
+        let ledger = &mut self.ledger;
         let ids = self.run.add(texts, &mut |cache, clean, positions, out| {
             let examples = examples.as_mut().map(|c| (c, positions));
-            chunk(cache, clean, out, suite, sampled, examples)
+            let mut stages = Vec::new();
+            let keep = ledger.is_some().then_some(&mut stages);
+            chunk(cache, clean, out, suite, sampled, examples, keep)?;
+            if let Some(ledger) = ledger.as_mut() {
+                keep_answers(cache, clean, positions, &stages, ledger);
+            }
+            Ok::<(), suite_core::Error>(())
         })?;
+        if self.ledger.is_some() {
+            self.write_ledger(texts, &ids)?;
+        }
         if let Some(collector) = self.examples.as_mut()
             && !collector.pending.is_empty()
         {

@@ -379,3 +379,65 @@ fn examples_are_the_smallest_keys_of_their_kind_for_any_chunks_and_shards() {
     // Merging refuses a shard without examples.
     assert!(whole.merge(&report(&texts[..5], &suite, 64)).is_err());
 }
+
+fn ledger(texts: &[String], suite: &CapabilitySuite, chunk: usize, piece: usize) -> Vec<u8> {
+    let (s, t) = (PerItemFn::new(student), PerItemFn::new(teacher));
+    let mut out = Vec::new();
+    let mut run = CaptureRun::new(&s, &t, suite)
+        .unwrap()
+        .with_chunk_size(chunk)
+        .with_ledger(&mut out);
+    for part in texts.chunks(piece) {
+        run.add(part).unwrap();
+    }
+    run.report().unwrap();
+    out
+}
+
+#[test]
+fn the_ledger_has_the_same_bytes_for_any_chunking_and_says_what_each_side_answered() {
+    let (texts, suite) = (texts(), suite());
+    let whole = ledger(&texts, &suite, 4_096, texts.len());
+    for (chunk, piece) in [(1, 1), (7, 7), (7, 100), (4_096, 13)] {
+        assert!(
+            ledger(&texts, &suite, chunk, piece) == whole,
+            "chunk size {chunk}, added {piece} at a time"
+        );
+    }
+    let lines: Vec<serde_json::Value> = whole
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    let stages = 1 + suite.corruptions().count() + suite.invariances().count();
+    assert_eq!(lines.len(), texts.len() * stages);
+    let transforms: Vec<_> = suite.corruptions().chain(suite.invariances()).collect();
+    let mut seen = std::collections::HashSet::new();
+    for (i, text) in texts.iter().enumerate() {
+        let first = seen.insert(text.clone());
+        let clean = &lines[i * stages];
+        assert_eq!(clean["id"], i + 1);
+        assert_eq!(clean["key"], key(text));
+        assert_eq!(clean["text"], text.as_str());
+        assert_eq!(clean["agree"], student(text) == teacher(text));
+        assert_eq!(clean.get("repeat").is_some(), !first);
+        let form = |l: Label| profile_types::value::py_str(&l).to_string();
+        if first {
+            assert_eq!(clean["student"], form(student(text)));
+        }
+        for (s, (name, transform)) in transforms.iter().enumerate() {
+            let line = &lines[i * stages + 1 + s];
+            let x = transform.apply(text);
+            assert_eq!(line["stage"], *name);
+            assert_eq!(line["student_changed"], student(&x) != student(text));
+            assert_eq!(line["teacher_changed"], teacher(&x) != teacher(text));
+            assert_eq!(line["text_changed"], x != *text);
+            if first {
+                assert_eq!(line["transformed"], x.as_str());
+                assert_eq!(line["teacher_transformed"], form(teacher(&x)));
+            } else {
+                assert!(line.get("transformed").is_none());
+            }
+        }
+    }
+}

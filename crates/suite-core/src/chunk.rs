@@ -214,7 +214,9 @@ impl<'m, K: Keep> ProfileRun<'m, K> {
         if !fresh.is_empty() {
             let texts: Vec<&str> = fresh.iter().map(|f| f.1).collect();
             let hashes: Vec<TextHash> = fresh.iter().map(|f| f.2).collect();
-            let positions: Vec<usize> = fresh.iter().map(|f| self.added + f.0).collect();
+            // `f.0` indexes this call's texts; `self.added` already counts this call's earlier
+            // chunks, so the chunk's own offset is what is added to it.
+            let positions: Vec<usize> = fresh.iter().map(|f| self.added + f.0 - first).collect();
             let clean = self.cache.stage_hashed(&Stage::Clean, &texts, &hashes)?;
             if let Some(sample) = &self.sample {
                 self.cache

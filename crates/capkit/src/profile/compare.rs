@@ -8,7 +8,7 @@ use model_adapters::Task;
 use suite_core::{Model, Side};
 
 use crate::profile::{
-    Inputs, RunArgs, SampleArgs, checked_fields, flat, open_model, report, run_info,
+    Inputs, ReferenceArgs, RunArgs, SampleArgs, checked_fields, flat, open_model, report, run_info,
 };
 
 /// Which profile a comparison computes.
@@ -58,6 +58,12 @@ pub(crate) struct CompareArgs {
     /// Threshold of the break-even severities.
     #[arg(long, value_name = "T", default_value_t = 0.9)]
     break_even: f64,
+    /// Example texts each student's report keeps per stage and kind of outcome (as for
+    /// classify); 0 keeps none. Classify only.
+    #[arg(long, value_name = "K", default_value_t = profile_stats::DEFAULT_EXAMPLES)]
+    examples: usize,
+    #[command(flatten)]
+    reference: ReferenceArgs,
     #[command(flatten)]
     sample: SampleArgs,
     #[command(flatten)]
@@ -103,6 +109,7 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         args.suite.as_deref(),
         args.out.as_deref(),
         task,
+        args.reference.get(),
     )?;
     let Inputs {
         texts,
@@ -135,7 +142,7 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .map_while(|chunk| chunk.map_err(|e| *failed.borrow_mut() = Some(e)).ok());
     let comparison = match task {
         Task::Classify => {
-            capture::compare_students_sampled(&teacher, &named, chunks, suite, sample)
+            capture::compare_students_with(&teacher, &named, chunks, suite, sample, args.examples)
                 .map_err(|e| flat(&e))?
         }
         Task::Extract => {
