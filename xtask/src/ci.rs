@@ -5,8 +5,8 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use crate::{
-    arch, cargo, dist, fuzz_smoke, goldens, module_cycles, package_check, readme_snippets, step,
-    test,
+    arch, cargo, dist, docs_check, fuzz_smoke, goldens, module_cycles, package_check,
+    readme_snippets, step, test,
 };
 
 pub(crate) fn ci() -> Result<()> {
@@ -96,6 +96,8 @@ pub(crate) fn ci() -> Result<()> {
         ],
     )?;
     readme_snippets::readme_snippets()?;
+    // The commands and links the README and guides name exist (builds the CLI).
+    docs_check::docs_check()?;
     // The README's test command.
     test::test()?;
     // The portable release artefacts build and pass their checks on this machine.

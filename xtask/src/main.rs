@@ -7,6 +7,8 @@
 //! * `arch-check` (`arch.rs`): `docs/architecture.md`'s crate table against `cargo metadata`.
 //! * `module-cycles` (`module_cycles.rs`): no import circle between top-level modules.
 //! * `readme-snippets` (`readme_snippets.rs`): README and guide Rust blocks are doc tests.
+//! * `docs-check` (`docs_check.rs`): every `capkit …` command the README and guides name exists,
+//!   and every Markdown link stays inside the repository and reaches a file.
 //! * `package-check` (`package_check.rs`): `cargo publish --dry-run` and packaged file lists.
 //! * `fuzz-smoke` (`fuzz_smoke.rs`): 15 s of every fuzz target from the committed seeds.
 //! * `dist` (`dist.rs`): the portable wheel, sdist and glibc-2.17 binary.
@@ -24,6 +26,7 @@ use anyhow::{Context, Result, bail};
 mod arch;
 mod ci;
 mod dist;
+mod docs_check;
 mod fuzz_smoke;
 mod goldens;
 mod module_cycles;
@@ -32,7 +35,7 @@ mod python;
 mod readme_snippets;
 mod test;
 
-const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | arch-check | module-cycles | readme-snippets | package-check | fuzz-smoke | dist | ci>";
+const USAGE: &str = "usage: cargo xtask <test | check-goldens [-p PACKAGE]... | bless-goldens | golden-selftest | arch-check | module-cycles | readme-snippets | docs-check | package-check | fuzz-smoke | dist | ci>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -56,6 +59,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("arch-check") => arch::arch_check(),
         Some("module-cycles") => module_cycles::module_cycles(),
         Some("readme-snippets") => readme_snippets::readme_snippets(),
+        Some("docs-check") => docs_check::docs_check(),
         Some("package-check") => package_check::package_check(),
         Some("fuzz-smoke") => fuzz_smoke::fuzz_smoke(),
         Some("dist") => dist::dist(),
