@@ -6,7 +6,8 @@
 //! is defined in the reference data's `vocabulary.json`. This crate interprets them, so every
 //! conformance test — and the example model binaries — use one implementation.
 //!
-//! It also holds the suite of the reference PERF.md workloads, small fixture helpers, and a JSON
+//! It also holds the suite of workloads A and B (docs/performance.md#workloads), small fixture
+//! helpers, and a JSON
 //! server on 127.0.0.1 for the tests of `http:` and `openai:` models ([`serve`],
 //! [`model_server`]).
 //!
