@@ -6,6 +6,7 @@
 //!   tree as far as it names subcommands. The tree comes from the built binary's `--help`, one
 //!   call per command, so it is clap's own (aliases and hidden commands aside) and cannot drift
 //!   from the definitions the way a copy of them would.
+//! * `cargo xtask WORD` in code must be one of the commands xtask's usage line lists.
 //! * Links: every Markdown link and reference definition outside code must be a URL or a path
 //!   that, resolved from its page, stays inside the repository and names a file or directory
 //!   there; a code span that is a path to a Markdown file must name one in the repository too
@@ -40,6 +41,9 @@ pub(crate) fn docs_check() -> Result<()> {
         let text = std::fs::read_to_string(&page)
             .with_context(|| format!("reading {}", page.display()))?;
         let shown = page.display().to_string();
+        for problem in unknown_xtask_commands(&text, &xtask_commands(crate::USAGE)) {
+            problems.push(format!("{shown}: {problem}"));
+        }
         for problem in unknown_commands(&text, &tree) {
             problems.push(format!("{shown}: {problem}"));
         }
@@ -259,6 +263,42 @@ pub(crate) fn unknown_commands(markdown: &str, tree: &CommandTree) -> Vec<String
     problems
 }
 
+/// The commands of xtask's usage line (`usage: cargo xtask <a | b [-p P]... | c>`).
+fn xtask_commands(usage: &str) -> Vec<&str> {
+    let inner = usage
+        .split_once('<')
+        .and_then(|(_, rest)| rest.rsplit_once('>'))
+        .map_or("", |(inner, _)| inner);
+    inner
+        .split('|')
+        .filter_map(|alt| alt.split_whitespace().next())
+        .collect()
+}
+
+/// Every `cargo xtask WORD` of the page's code whose WORD is not one of `commands`.
+fn unknown_xtask_commands(markdown: &str, commands: &[&str]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for piece in code_pieces(markdown) {
+        let words: Vec<&str> = piece.split_whitespace().collect();
+        for pair in words.windows(3) {
+            if pair[0] == "cargo"
+                && pair[1] == "xtask"
+                && is_command_word(pair[2])
+                && !commands.contains(&pair[2])
+            {
+                problems.push(format!(
+                    "`cargo xtask {}` is no xtask command (it has {})",
+                    pair[2],
+                    commands.join(", ")
+                ));
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
+    problems
+}
+
 /// Every link of `page` (a path relative to the repository root) that leaves the repository or
 /// names nothing there (`exists` answers for a root-relative path).
 pub(crate) fn bad_links(
@@ -368,7 +408,10 @@ fn resolve(dir: &Path, target: &str) -> Result<PathBuf, &'static str> {
 mod tests {
     use std::path::Path;
 
-    use super::{CommandTree, bad_links, subcommands, unknown_commands};
+    use super::{
+        CommandTree, bad_links, subcommands, unknown_commands, unknown_xtask_commands,
+        xtask_commands,
+    };
 
     const HELP: &str = "Capability profiles\n\nUsage: capkit <COMMAND>\n\nCommands:\n  typo     Typo tasks: emit a corpus,\n           score predictions\n  mutator  Evaluate LLM mutators\n  help     Print this message\n\nOptions:\n  -h, --help  Print help\n";
 
@@ -406,6 +449,22 @@ mod tests {
         let fine = "`capkit mutator eval --x`, `capkit report a.json b`, `cargo install capkit`, `capkit_rs`, `capkit typo`\n\
                     `every capkit crate`, `CI=1 capkit report x`, `$ capkit typo emit`\n";
         assert!(unknown_commands(fine, &tree()).is_empty());
+    }
+
+    #[test]
+    fn an_xtask_command_missing_from_the_usage_line_is_named() {
+        let commands = xtask_commands(crate::USAGE);
+        assert!(commands.contains(&"check-goldens") && commands.contains(&"docs-check"));
+        assert_eq!(commands.first(), Some(&"test"));
+        assert_eq!(commands.last(), Some(&"ci"));
+        let page = "`cargo xtask docs-check`, `cargo xtask check-goldens -p x`\n\n```\ncargo xtask lint\n```\n";
+        assert_eq!(
+            unknown_xtask_commands(page, &commands),
+            [format!(
+                "`cargo xtask lint` is no xtask command (it has {})",
+                commands.join(", ")
+            )]
+        );
     }
 
     #[test]

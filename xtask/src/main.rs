@@ -7,8 +7,8 @@
 //! * `arch-check` (`arch.rs`): `docs/architecture.md`'s crate table against `cargo metadata`.
 //! * `module-cycles` (`module_cycles.rs`): no import circle between top-level modules.
 //! * `readme-snippets` (`readme_snippets.rs`): README and guide Rust blocks are doc tests.
-//! * `docs-check` (`docs_check.rs`): every `capkit …` command the README and guides name exists,
-//!   and every Markdown link stays inside the repository and reaches a file.
+//! * `docs-check` (`docs_check.rs`): every `capkit …` and `cargo xtask …` command the README and
+//!   guides name exists, and every Markdown link stays inside the repository and reaches a file.
 //! * `package-check` (`package_check.rs`): `cargo publish --dry-run` and packaged file lists.
 //! * `fuzz-smoke` (`fuzz_smoke.rs`): 15 s of every fuzz target from the committed seeds.
 //! * `dist` (`dist.rs`): the portable wheel, sdist and glibc-2.17 binary.
