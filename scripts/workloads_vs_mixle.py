@@ -1,9 +1,9 @@
-"""PERF.md workloads A and B: capkit (Rust, in process) against upstream mixle 0.7.0, side by side.
+"""Workloads A and B (docs/performance.md#workloads): capkit (Rust, in process) against upstream mixle 0.7.0, side by side.
 
     python3 scripts/workloads_vs_mixle.py --mixle-python VENV/bin/python [--old TARGET/release] [--reps 3]
 
 Each repetition runs, one after the other (interleaved, so machine load hits all alike): mixle's
-call in a fresh Python process (PERF.md's texts, suite and lambdas; CPU by time.process_time()
+call in a fresh Python process (the workloads' texts, suite and lambdas; CPU by time.process_time()
 around the call), then the release `workload_a_cpu` / `workload_b_cpu` examples of this tree
 (thread CPU around the call, constant shared-label models) and, with --old, the same examples of
 another build (a baseline commit). Medians of the CPU seconds and their ratios are printed, and

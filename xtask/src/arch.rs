@@ -57,17 +57,7 @@ pub fn arch_check() -> Result<()> {
     println!("xtask ci: architecture: {DOC}'s crate table against cargo metadata");
     let doc = std::fs::read_to_string(DOC).with_context(|| format!("reading {DOC}"))?;
     let manifest = std::fs::read_to_string("Cargo.toml").context("reading Cargo.toml")?;
-    let output = std::process::Command::new(crate::cargo())
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .output()
-        .context("starting `cargo metadata`")?;
-    if !output.status.success() {
-        bail!(
-            "`cargo metadata --format-version 1 --no-deps` failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    let workspace = Workspace::from_metadata(&String::from_utf8_lossy(&output.stdout))?;
+    let workspace = Workspace::from_metadata(&crate::metadata()?.to_string())?;
     let rows = parse_table(&doc)?;
     let keys = workspace_keys(&manifest);
     let problems = check(&rows, &keys, &workspace);

@@ -1,4 +1,5 @@
-//! `cargo xtask dist`: the portable release artefacts of this machine, in `target/dist/`.
+//! `cargo xtask dist`: the portable release artefacts of this machine, in the target directory's `dist/`
+//! (`target/dist/` unless `CARGO_TARGET_DIR` or `build.target-dir` says otherwise).
 //!
 //! * the Python wheel, `manylinux2014_x86_64` abi3 (glibc 2.17): maturin links with the Zig
 //!   linker (`ziglang` from the test requirements), and `auditwheel show` must accept the tag;
@@ -19,8 +20,6 @@ use anyhow::{Context, Result, bail};
 
 use crate::python::{self, run};
 
-/// Where the artefacts go (emptied first).
-const DIST: &str = "target/dist";
 /// Zig's target name for x86_64 Linux with glibc 2.17 (cargo-zigbuild's suffix syntax).
 const ZIG_TARGET: &str = "x86_64-unknown-linux-gnu.2.17";
 /// The newest glibc symbol version the portable binary may need.
@@ -28,11 +27,12 @@ const MAX_GLIBC: (u32, u32) = (2, 17);
 
 /// Builds and checks every artefact (see the module doc).
 pub fn dist() -> Result<()> {
-    let dist = PathBuf::from(DIST);
+    // Where the artefacts go (emptied first).
+    let dist = crate::target_dir()?.join("dist");
     if dist.exists() {
-        std::fs::remove_dir_all(&dist).with_context(|| format!("removing {DIST}"))?;
+        std::fs::remove_dir_all(&dist).with_context(|| format!("removing {}", dist.display()))?;
     }
-    std::fs::create_dir_all(&dist).with_context(|| format!("creating {DIST}"))?;
+    std::fs::create_dir_all(&dist).with_context(|| format!("creating {}", dist.display()))?;
     let python = python::venv()?;
 
     let wheel = python::portable_wheel(&python, &dist)?;
@@ -49,10 +49,10 @@ pub fn dist() -> Result<()> {
         .output()
         .context("starting sha256sum")?;
     if !sums.status.success() {
-        bail!("sha256sum failed in {DIST}");
+        bail!("sha256sum failed in {}", dist.display());
     }
     std::fs::write(dist.join("SHA256SUMS"), &sums.stdout).context("writing SHA256SUMS")?;
-    println!("xtask dist: {DIST}/");
+    println!("xtask dist: {}/", dist.display());
     for name in names.iter().map(String::as_str).chain(["SHA256SUMS"]) {
         let len = std::fs::metadata(dist.join(name))?.len();
         println!("  {name}  ({:.1} MiB)", len as f64 / (1024.0 * 1024.0));
@@ -81,17 +81,18 @@ fn sdist(python: &Path, dist: &Path) -> Result<PathBuf> {
     let sdist = python::only_file(dist, ".tar.gz")?;
     // A clean venv (no test requirements, nothing of ours installed), the way a user installs
     // the sdist: pip builds it in isolation with the maturin its pyproject asks for. The
-    // cargo target directory is kept under target/ so a second run is incremental.
-    let check = PathBuf::from("target/dist-check");
+    // cargo target directory is kept under ours so a second run is incremental.
+    let target = crate::target_dir()?;
+    let check = target.join("dist-check");
     if check.exists() {
-        std::fs::remove_dir_all(&check).context("removing target/dist-check")?;
+        std::fs::remove_dir_all(&check).with_context(|| format!("removing {}", check.display()))?;
     }
     let venv = check.join("venv");
     run(Command::new(python::interpreter())
         .args(["-m", "venv"])
         .arg(&venv))?;
     let clean = venv.join("bin/python");
-    let target_dir = std::fs::canonicalize("target")?.join("sdist-build");
+    let target_dir = target.join("sdist-build");
     run(Command::new(&clean)
         .args([
             "-m",
@@ -113,7 +114,7 @@ fn sdist(python: &Path, dist: &Path) -> Result<PathBuf> {
          assert p['clean_agreement'] == 0.5 and list(p['corruptions']) == ['typo'], p\n\
          print('xtask dist: sdist build imports and profiles:', p['clean_agreement'])",
     ]))?;
-    std::fs::remove_dir_all(&check).context("removing target/dist-check")?;
+    std::fs::remove_dir_all(&check).with_context(|| format!("removing {}", check.display()))?;
     Ok(sdist)
 }
 
@@ -141,7 +142,8 @@ fn portable_binary(dist: &Path) -> Result<PathBuf> {
             ZIG_TARGET,
         ])
         .env("PATH", python::venv_path()?))?;
-    let built = PathBuf::from("target/x86_64-unknown-linux-gnu/release/capkit");
+    // cargo-zigbuild drops the glibc suffix from the target directory's name.
+    let built = crate::target_dir()?.join("x86_64-unknown-linux-gnu/release/capkit");
     let version = env!("CARGO_PKG_VERSION");
     let binary = dist.join(format!("capkit-{version}-x86_64-unknown-linux-gnu"));
     std::fs::copy(&built, &binary)
@@ -201,7 +203,7 @@ fn parse_glibc_versions(text: &str) -> Vec<(u32, u32)> {
 /// The README's main job (`capkit typo emit`, embedded corpus, every task) from the portable
 /// binary and from the native build must be the same bytes.
 fn same_emit_as_native(portable: &Path) -> Result<()> {
-    let native = PathBuf::from("target/debug/capkit");
+    let native = crate::target_dir()?.join("debug/capkit");
     if !native.exists() {
         run(Command::new(crate::cargo()).args(["build", "--locked", "-p", "capkit"]))?;
     }

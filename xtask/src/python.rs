@@ -4,7 +4,7 @@
 //! Everything comes from the project's files: the interpreter is the machine's CPython 3.11 (the
 //! version upstream mixle's goldens were made with; `CAPKIT_PYTHON` overrides it), and
 //! `crates/capkit-py/requirements-test.txt` pins maturin, pytest, hypothesis and the mixle oracle.
-//! The environment lives in `target/py/venv` and is rebuilt whenever the requirements change.
+//! The environment lives in the target directory's `py/venv` and is rebuilt whenever the requirements change.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,8 +12,10 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 const REQUIREMENTS: &str = "crates/capkit-py/requirements-test.txt";
-const VENV: &str = "target/py/venv";
-const WHEELS: &str = "target/py/wheels";
+/// The test environment, below the cargo target directory.
+fn venv_dir() -> Result<PathBuf> {
+    Ok(crate::target_dir()?.join("py/venv"))
+}
 
 pub(crate) fn run(cmd: &mut Command) -> Result<()> {
     let shown = format!("{cmd:?}");
@@ -45,7 +47,7 @@ pub(crate) fn interpreter() -> String {
 
 /// The test environment, created (or re-created) when missing or when the pins changed.
 pub(crate) fn venv() -> Result<PathBuf> {
-    let venv = PathBuf::from(VENV);
+    let venv = venv_dir()?;
     let python = venv.join("bin/python");
     let stamp = venv.join("capkit-requirements.txt");
     let wanted =
@@ -54,9 +56,9 @@ pub(crate) fn venv() -> Result<PathBuf> {
         return Ok(python);
     }
     if venv.exists() {
-        std::fs::remove_dir_all(&venv).with_context(|| format!("removing {VENV}"))?;
+        std::fs::remove_dir_all(&venv).with_context(|| format!("removing {}", venv.display()))?;
     }
-    run(Command::new(interpreter()).args(["-m", "venv", VENV]))?;
+    run(Command::new(interpreter()).args(["-m", "venv"]).arg(&venv))?;
     run(Command::new(&python).args([
         "-m",
         "pip",
@@ -90,8 +92,9 @@ pub(crate) fn only_file(dir: &Path, suffix: &str) -> Result<PathBuf> {
 /// `PATH` with the test venv's `bin/` first: maturin and cargo-zigbuild find Zig as
 /// `python -m ziglang` (PyPI `ziglang`, pinned in the requirements) through it.
 pub(crate) fn venv_path() -> Result<std::ffi::OsString> {
-    let bin = std::fs::canonicalize(VENV)
-        .with_context(|| format!("{VENV} is missing"))?
+    let venv = venv_dir()?;
+    let bin = std::fs::canonicalize(&venv)
+        .with_context(|| format!("{} is missing", venv.display()))?
         .join("bin");
     let mut dirs = vec![bin];
     if let Some(path) = std::env::var_os("PATH") {
@@ -148,10 +151,12 @@ pub(crate) fn portable_wheel(python: &Path, out: &Path) -> Result<PathBuf> {
 /// Builds the portable release wheel, installs it into the test venv, runs pytest.
 pub fn python_tests() -> Result<()> {
     let python = venv()?;
-    if Path::new(WHEELS).exists() {
-        std::fs::remove_dir_all(WHEELS).with_context(|| format!("removing {WHEELS}"))?;
+    let wheels = crate::target_dir()?.join("py/wheels");
+    if wheels.exists() {
+        std::fs::remove_dir_all(&wheels)
+            .with_context(|| format!("removing {}", wheels.display()))?;
     }
-    let wheel = portable_wheel(&python, Path::new(WHEELS))?;
+    let wheel = portable_wheel(&python, &wheels)?;
     run(Command::new(&python)
         .args([
             "-m",
@@ -173,6 +178,8 @@ pub fn python_tests() -> Result<()> {
             "crates/capkit-py/pytests",
         ])
         .env("CAPKIT_WHEEL", &wheel)
+        // The pytests find the CLI binary and make their torch venv in the target directory.
+        .env("CARGO_TARGET_DIR", crate::target_dir()?)
         .env("CAPKIT_REQUIRE_ORACLE", "1"))?;
     Ok(())
 }

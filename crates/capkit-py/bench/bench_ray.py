@@ -1,4 +1,4 @@
-"""The Ray path's overhead over the single-process path (PERF.md workload A, constant models).
+"""The Ray path's overhead over the single-process path (docs/performance.md#workloads: workload A, constant models).
 
     target/py/venv/bin/python crates/capkit-py/bench/bench_ray.py [--texts 100000] [--shards 1 4 16]
 

@@ -1,4 +1,4 @@
-"""capkit_rs against upstream mixle 0.7.0 on PERF.md's workloads A and B, side by side.
+"""capkit_rs against upstream mixle 0.7.0 on workloads A and B (docs/performance.md#workloads), side by side.
 
 Run with the test venv (it has mixle==0.7.0 and the installed wheel)::
 
@@ -8,7 +8,7 @@ CPU: both implementations in ONE process, interleaved (mixle, ours, mixle, ours,
 timed with ``time.process_time()``; the median of ``--reps`` is reported with the ratio.
 Memory: peak RSS growth of the call over the same process before it (the texts, suite and models
 already built), measured in a fresh subprocess per (implementation, workload) so each peak belongs
-to one call. Profiles are checked equal before anything is timed. Models are PERF.md's Python
+to one call. Profiles are checked equal before anything is timed. Models are upstream's Python
 lambdas: workload A's student is a per-item ``lambda t: "pos"`` (mixle's list-first fallback),
 its teacher a batch lambda; workload B's records are ``dict(R)``.
 """
@@ -60,7 +60,7 @@ def call(impl, workload, rng="chacha"):
     """A zero-argument function running one profile (everything else already built)."""
     if workload == "A":
         texts = texts_a()
-        student = lambda t: "pos"  # noqa: E731 - PERF.md's model, as written there
+        student = lambda t: "pos"  # noqa: E731 - upstream's model, as upstream writes it
         teacher = lambda ts: ["pos"] * len(ts)  # noqa: E731
         if impl == "mixle":
             s = suite(mcap, rng)

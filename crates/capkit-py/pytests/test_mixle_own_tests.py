@@ -27,7 +27,8 @@ import capkit_rs
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 REQUIREMENTS = HERE.parent / "requirements-torch.txt"
-VENV = ROOT / "target" / "py" / "torch-venv"
+# In the cargo target directory (`cargo xtask test` passes it as CARGO_TARGET_DIR).
+VENV = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "py" / "torch-venv"
 TORCH_PYTHON = os.environ.get("CAPKIT_TORCH_PYTHON", "/usr/bin/python3")
 FILES = ("mixle.tests.capability_suite_test", "mixle.tests.generative_capability_test")
 TESTS = 12  # 5 + 7

@@ -1,4 +1,4 @@
-//! PERF.md workload A through `capkit profile classify` with both models `cmd:` subprocesses
+//! Workload A (docs/performance.md#workloads) through `capkit profile classify` with both models `cmd:` subprocesses
 //! running the `jsonl_model` example (a constant `"pos"`), as a process: the JSONL protocol's
 //! cost is this minus the in-process profile (`cargo bench -p capkit-capture --bench workload_a`).
 //!

@@ -10,6 +10,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use scenario_rules::{SystemNeed, system_has};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Instant;
@@ -130,6 +131,12 @@ fn next(state: &mut u64) -> f64 {
 
 #[test]
 fn a_profile_killed_at_random_moments_resumes_to_the_same_profile() {
+    if !system_has(
+        SystemNeed::Python3,
+        "a_profile_killed_at_random_moments_resumes_to_the_same_profile",
+    ) {
+        return;
+    }
     let n = env_or("CAPKIT_KILL_TEXTS", 4_000);
     let kills = env_or("CAPKIT_KILLS", 5);
     let s = setup(n);
@@ -174,6 +181,9 @@ fn a_profile_killed_at_random_moments_resumes_to_the_same_profile() {
 
 #[test]
 fn two_profiles_share_one_cache_at_once() {
+    if !system_has(SystemNeed::Python3, "two_profiles_share_one_cache_at_once") {
+        return;
+    }
     let s = setup(3_000);
     let reference = finished(output(&mut profile(&s, None, "reference")));
     let cache = s.dir.join("shared-cache");

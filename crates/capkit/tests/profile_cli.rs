@@ -4,6 +4,7 @@
 //! `capkit-model-adapters`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use scenario_rules::{SystemNeed, system_has};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
@@ -279,6 +280,12 @@ fn golden_chunked_runs_match_library_and_upstream_for_any_chunk_size() {
 
 #[test]
 fn golden_python_subprocess_model_matches_library_and_upstream() {
+    if !system_has(
+        SystemNeed::Python3,
+        "golden_python_subprocess_model_matches_library_and_upstream",
+    ) {
+        return;
+    }
     let goldens = check_scenarios(
         |id, side| format!("cmd:python3 rule_model.py scenarios/{id}.json {side}"),
         &["--no-cache"],
@@ -303,6 +310,12 @@ fn scenario_12_has_no_abstention_because_no_text_reaches_the_models() {
 
 #[test]
 fn cached_second_run_makes_zero_model_calls() {
+    if !system_has(
+        SystemNeed::Python3,
+        "cached_second_run_makes_zero_model_calls",
+    ) {
+        return;
+    }
     let tmp = temp_dir("cache");
     let dir = tmp.path();
     let s = scenario("scenario_04");
@@ -438,6 +451,12 @@ fn file_models_answer_from_precomputed_predictions() {
 
 #[test]
 fn run_info_is_a_separate_block_and_default_json_is_upstream_shaped() {
+    if !system_has(
+        SystemNeed::Python3,
+        "run_info_is_a_separate_block_and_default_json_is_upstream_shaped",
+    ) {
+        return;
+    }
     let s = scenario("scenario_10");
     let suite = builtin_suite(&s).unwrap();
     let model = |side: &str| format!("cmd:python3 rule_model.py scenarios/scenario_10.json {side}");
@@ -473,6 +492,9 @@ fn run_info_is_a_separate_block_and_default_json_is_upstream_shaped() {
 
 #[test]
 fn default_suite_is_documented_and_used() {
+    if !system_has(SystemNeed::Python3, "default_suite_is_documented_and_used") {
+        return;
+    }
     let out = capkit(&["profile", "default-suite"], &fixtures());
     assert!(out.status.success());
     let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -558,41 +580,65 @@ fn failing_student(mode: &str, extra: &[&str]) -> String {
 
 #[test]
 fn golden_error_model_crash() {
+    if !system_has(SystemNeed::Python3, "golden_error_model_crash") {
+        return;
+    }
     insta::assert_snapshot!(failing_student("crash", &[]));
 }
 
 #[test]
 fn golden_error_model_timeout() {
+    if !system_has(SystemNeed::Python3, "golden_error_model_timeout") {
+        return;
+    }
     insta::assert_snapshot!(failing_student("hang", &["--timeout", "3"]));
 }
 
 #[test]
 fn golden_error_invalid_json() {
+    if !system_has(SystemNeed::Python3, "golden_error_invalid_json") {
+        return;
+    }
     insta::assert_snapshot!(failing_student("invalid_json", &[]));
 }
 
 #[test]
 fn golden_error_missing_id() {
+    if !system_has(SystemNeed::Python3, "golden_error_missing_id") {
+        return;
+    }
     insta::assert_snapshot!(failing_student("skip_id", &[]));
 }
 
 #[test]
 fn golden_error_duplicate_id() {
+    if !system_has(SystemNeed::Python3, "golden_error_duplicate_id") {
+        return;
+    }
     insta::assert_snapshot!(failing_student("duplicate_id", &[]));
 }
 
 #[test]
 fn golden_error_unknown_id() {
+    if !system_has(SystemNeed::Python3, "golden_error_unknown_id") {
+        return;
+    }
     insta::assert_snapshot!(failing_student("unknown_id", &[]));
 }
 
 #[test]
 fn golden_error_missing_label() {
+    if !system_has(SystemNeed::Python3, "golden_error_missing_label") {
+        return;
+    }
     insta::assert_snapshot!(failing_student("no_label", &[]));
 }
 
 #[test]
 fn golden_error_not_a_record() {
+    if !system_has(SystemNeed::Python3, "golden_error_not_a_record") {
+        return;
+    }
     insta::assert_snapshot!(failure(&[
         "profile",
         "extract",
@@ -625,6 +671,12 @@ fn golden_error_program_not_found() {
 
 #[test]
 fn golden_error_file_model_without_prediction() {
+    if !system_has(
+        SystemNeed::Python3,
+        "golden_error_file_model_without_prediction",
+    ) {
+        return;
+    }
     let tmp = temp_dir("file-missing");
     let dir = tmp.path();
     let preds = dir.join("p.jsonl");
@@ -879,6 +931,12 @@ fn openai_models_match_the_library() {
 
 #[test]
 fn readme_example_runs_offline_in_one_command() {
+    if !system_has(
+        SystemNeed::Python3,
+        "readme_example_runs_offline_in_one_command",
+    ) {
+        return;
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = capkit(
         &[
@@ -969,6 +1027,12 @@ fn large_batches_stream_without_deadlock() {
 
 #[test]
 fn default_cache_dir_follows_xdg_cache_home() {
+    if !system_has(
+        SystemNeed::Python3,
+        "default_cache_dir_follows_xdg_cache_home",
+    ) {
+        return;
+    }
     let tmp = temp_dir("xdg");
     let dir = tmp.path();
     let out = output(
@@ -1065,6 +1129,12 @@ fn texts_subcommand_lists_exactly_what_file_models_need() {
 
 #[test]
 fn an_unusable_cache_warns_and_the_run_goes_on() {
+    if !system_has(
+        SystemNeed::Python3,
+        "an_unusable_cache_warns_and_the_run_goes_on",
+    ) {
+        return;
+    }
     let tmp = temp_dir("bad-cache");
     let dir = tmp.path();
     let not_a_dir = dir.join("file");

@@ -3,6 +3,7 @@
 //! comparisons, refusals, and the gate's exit codes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use scenario_rules::{SystemNeed, system_has};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -62,6 +63,12 @@ fn example_report(texts: &str, student: &str, out: &str) {
 /// docs/reports.md's commands, run from the repository root.
 #[test]
 fn readme_report_example_runs_offline_and_a_failing_gate_exits_2() {
+    if !system_has(
+        SystemNeed::Python3,
+        "readme_report_example_runs_offline_and_a_failing_gate_exits_2",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("report.json");
     let report = report.to_str().unwrap();
@@ -538,6 +545,12 @@ fn merge_refuses_reports_of_other_suites_or_models_naming_the_files() {
 
 #[test]
 fn compare_pairs_the_readme_students_and_merges_over_shards() {
+    if !system_has(
+        SystemNeed::Python3,
+        "compare_pairs_the_readme_students_and_merges_over_shards",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("comparison.json");
     ok(&capkit(

@@ -2,6 +2,7 @@
 //! files, one-line errors naming the file, nothing written when an input is refused.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use scenario_rules::{SystemNeed, system_has};
 use std::fs;
 use std::path::Path;
 use std::process::Output;
@@ -142,6 +143,9 @@ fn refused_inputs_name_the_file_and_write_nothing() {
 /// student B, both on one page.
 #[test]
 fn offline_example_page() {
+    if !system_has(SystemNeed::Python3, "offline_example_page") {
+        return;
+    }
     let tmp = scratch("example");
     let root = root();
     let report = tmp.path().join("report.json");

@@ -1,4 +1,4 @@
-//! Workload A of the reference PERF.md: `capture_profile` on 100,000 texts with four typo rates,
+//! Workload A (docs/performance.md#workloads): `capture_profile` on 100,000 texts with four typo rates,
 //! two invariances, ten probes and constant models. Upstream mixle: 5.0 s CPU.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 

@@ -2,7 +2,7 @@
 //! `cargo run --release -p capkit-capture --example scaling -- N [CHUNK]`.
 //!
 //! Profiles N mostly distinct texts (workload A's sentence with its number `i`, so every text is
-//! new; every 10th text repeats an earlier one) under PERF.md's suite and constant shared-label
+//! new; every 10th text repeats an earlier one) under the workloads' suite and constant shared-label
 //! models, the texts generated a chunk at a time and handed to `CaptureRun::add`, so the only
 //! memory that grows with N is the profile's own. Prints one line of `key=value`: texts, CPU
 //! seconds, CPU µs per text, peak RSS before the profile and at its end (MB, from

@@ -1,4 +1,4 @@
-//! Runs PERF.md workload A and prints each run's CPU time from `/proc/thread-self/schedstat`
+//! Runs workload A (docs/performance.md#workloads) and prints each run's CPU time from `/proc/thread-self/schedstat`
 //! (Linux), which a busy machine does not inflate the way it inflates wall time, and the growth
 //! of the process's peak RSS since the texts were built (`/proc/self/status` VmHWM):
 //! `cargo run --release -p capkit-capture --example workload_a_cpu [RUNS]`. The criterion bench

@@ -1,4 +1,4 @@
-//! Workload B of the reference PERF.md: `extractive_capture_profile` on 20,000 texts with four
+//! Workload B (docs/performance.md#workloads): `extractive_capture_profile` on 20,000 texts with four
 //! fields, four typo rates and two invariances, constant models. Upstream mixle: 1.2 s CPU.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 

@@ -1,4 +1,4 @@
-//! Runs PERF.md workload B and prints each run's CPU time from `/proc/thread-self/schedstat`
+//! Runs workload B (docs/performance.md#workloads) and prints each run's CPU time from `/proc/thread-self/schedstat`
 //! (Linux), which a busy machine does not inflate the way it inflates wall time, and the growth
 //! of the process's peak RSS since the texts were built (`/proc/self/status` VmHWM):
 //! `cargo run --release -p capkit-extractive --example workload_b_cpu [RUNS]`. The criterion bench

@@ -5,6 +5,7 @@
 
 mod common;
 
+use scenario_rules::{SystemNeed, system_has};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{fixture_model, logged, rule_label, rule_model, student, suite, temp_dir, texts};
@@ -14,6 +15,12 @@ use suite_core::{Decision, Model, PerItemFn, SuiteSpec};
 
 #[test]
 fn a_cached_second_run_makes_no_model_call() {
+    if !system_has(
+        SystemNeed::Python3,
+        "a_cached_second_run_makes_no_model_call",
+    ) {
+        return;
+    }
     let tmp = temp_dir("cache");
     let log = tmp.path().join("asked.log");
     let cache = tmp.path().join("cache");

@@ -5,6 +5,7 @@
 
 mod common;
 
+use scenario_rules::{SystemNeed, system_has};
 use std::time::Duration;
 
 use common::{fixture_model, plain_model, rule_model, student, suite, texts};
@@ -30,6 +31,12 @@ fn profile_json(student: &dyn Model, teacher: &dyn Model, texts: &[String], chun
 
 #[test]
 fn cmd_models_profile_like_the_same_rule_in_process_for_any_chunk_size() {
+    if !system_has(
+        SystemNeed::Python3,
+        "cmd_models_profile_like_the_same_rule_in_process_for_any_chunk_size",
+    ) {
+        return;
+    }
     let settings = Settings::default();
     let library = profile_json(&student(), &rule_model(), &texts(), 4096);
     // The teacher escalates on short texts: its abstention comes from the subprocess's answers.
@@ -56,6 +63,9 @@ fn cmd_models_profile_like_the_same_rule_in_process_for_any_chunk_size() {
 
 #[test]
 fn cmd_extractors_answer_records() {
+    if !system_has(SystemNeed::Python3, "cmd_extractors_answer_records") {
+        return;
+    }
     let settings = Settings {
         task: Task::Extract,
         ..Settings::default()
@@ -87,6 +97,9 @@ fn cmd_extractors_answer_records() {
 
 #[test]
 fn large_batches_stream_without_deadlock() {
+    if !system_has(SystemNeed::Python3, "large_batches_stream_without_deadlock") {
+        return;
+    }
     // 21,000 texts in one batch: hundreds of kilobytes in both pipes at once, far more than a
     // pipe buffer holds, so the request writer and the answer reader must run together.
     let texts: Vec<String> = (0..21_000)
@@ -115,6 +128,12 @@ fn large_batches_stream_without_deadlock() {
 
 #[test]
 fn a_crash_names_the_exit_status_and_the_last_stderr_line() {
+    if !system_has(
+        SystemNeed::Python3,
+        "a_crash_names_the_exit_status_and_the_last_stderr_line",
+    ) {
+        return;
+    }
     let model = open("crash", &Settings::default());
     let err = model.predict_batch(&["a", "b", "c", "d"]).unwrap_err();
     assert!(
@@ -133,6 +152,9 @@ fn a_crash_names_the_exit_status_and_the_last_stderr_line() {
 
 #[test]
 fn a_silent_model_times_out() {
+    if !system_has(SystemNeed::Python3, "a_silent_model_times_out") {
+        return;
+    }
     // The deadline also covers the interpreter's start before the first answer: long enough
     // for a loaded machine (0.8 s was not, at load 12), short enough for a test.
     let settings = Settings {
@@ -167,6 +189,9 @@ fn a_missing_program_cannot_start() {
 
 #[test]
 fn finish_ends_the_process() {
+    if !system_has(SystemNeed::Python3, "finish_ends_the_process") {
+        return;
+    }
     let model = open("rule", &Settings::default());
     assert_eq!(
         model.predict_batch(&["good one", "bad"]).unwrap(),

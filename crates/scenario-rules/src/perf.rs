@@ -1,11 +1,12 @@
-//! The suite of the reference PERF.md workloads, and CPU time for profiling on a busy machine.
+//! The suite of workloads A and B (docs/performance.md#workloads), and CPU time for profiling on
+//! a busy machine.
 
 use suite_core::{
     CapabilitySuite, case_jitter_invariance, keyboard_typo_corruption, whitespace_invariance,
 };
 
-/// PERF.md's suite: `typo_05`, `typo_10`, `typo_20`, `typo_40` (seed 0), then `case` and
-/// `space`; with `probes`, its ten probes too.
+/// The suite of workloads A and B (docs/performance.md#workloads): `typo_05`, `typo_10`,
+/// `typo_20`, `typo_40` (seed 0), then `case` and `space`; with `probes`, its ten probes too.
 #[allow(clippy::expect_used)]
 pub fn workload_suite(probes: bool) -> CapabilitySuite {
     let mut suite = CapabilitySuite::new();

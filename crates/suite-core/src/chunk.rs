@@ -15,7 +15,7 @@ use crate::{Error, Model, SharedLabel, Side, Stage};
 /// a profile's memory is bounded by the chunk (about 100 bytes per text and stage at 64-byte
 /// texts: some 3 MB for seven stages) plus 16–32 bytes per distinct clean text for the
 /// fingerprints that let a text repeated in a later chunk reuse its outcome. Small chunks are
-/// also the fast ones: a chunk's tables stay in the processor's caches (PERF.md workload A:
+/// also the fast ones: a chunk's tables stay in the processor's caches (docs/performance.md#workloads, workload A:
 /// 0.21 s CPU at 4,096 texts a chunk, 0.31 s at 8,192, 0.46 s at 65,536).
 pub const DEFAULT_CHUNK_SIZE: usize = 4_096;
 

@@ -113,7 +113,8 @@ impl Catalogue {
     /// `name`, `type` (for people), `json` (its JSON shape, `ParamType::json_kind`), `choices`
     /// (or `null`), `default` or `null` when required, `doc`) and `example` (`params`,
     /// `text`, `output`; `output` is `null` and `error` says why when the example cannot run
-    /// here, e.g. without its WordNet directory). What `capkit profile transforms --json` prints and Python's
+    /// here, e.g. without its WordNet directory, and `needs` names the missing data,
+    /// [`Descriptor::needs`], or is `null`). What `capkit profile transforms --json` prints and Python's
     /// `capkit_rs.transforms` is generated from.
     pub fn describe(&self, name: &str) -> Result<Value, Error> {
         let d = self
@@ -146,7 +147,7 @@ impl Catalogue {
             Err(e) => {
                 let params = serde_json::from_str::<Value>(d.example_params).unwrap_or_default();
                 serde_json::json!({"params": params, "text": d.example, "output": null,
-                                   "error": e.to_string()})
+                                   "error": e.to_string(), "needs": d.needs()})
             }
         };
         let severity = match d.kind {

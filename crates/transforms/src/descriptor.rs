@@ -80,3 +80,16 @@ pub struct Descriptor {
     /// The builder.
     pub build: BuildFn,
 }
+
+impl Descriptor {
+    /// The outside data its example reads, which a machine may lack: `Some("WordNet")` for the
+    /// transforms that take a `wordnet` database directory (their example names Debian's
+    /// `/usr/share/wordnet`), else `None`. A listing marks such an example instead of showing
+    /// the error of running it where the data is missing.
+    pub fn needs(&self) -> Option<&'static str> {
+        self.params
+            .iter()
+            .any(|p| p.name == "wordnet")
+            .then_some("WordNet")
+    }
+}

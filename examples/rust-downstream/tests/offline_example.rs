@@ -2,6 +2,7 @@
 //! classify` does, and its dependency tree holds no HTTP client.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use scenario_rules::{SystemNeed, system_has};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -27,6 +28,12 @@ fn profile(student: &str, teacher: &str) -> Output {
 
 #[test]
 fn profiles_the_offline_example_with_cmd_models() {
+    if !system_has(
+        SystemNeed::Python3,
+        "profiles_the_offline_example_with_cmd_models",
+    ) {
+        return;
+    }
     let out = profile(
         "cmd:python3 examples/profile/student.py",
         "cmd:python3 examples/profile/teacher.py",

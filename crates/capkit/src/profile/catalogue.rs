@@ -68,8 +68,8 @@ pub(crate) fn list(args: &ListArgs) -> anyhow::Result<()> {
         );
         out.line(line.trim_end());
         out.line(format!("{:width$}  {}", "", d.description));
-        match catalogue.example(d.name) {
-            Ok((input, example_params, output)) => {
+        match (catalogue.example(d.name), d.needs()) {
+            (Ok((input, example_params, output)), _) => {
                 let shown = if example_params.is_empty() {
                     String::new()
                 } else {
@@ -82,8 +82,15 @@ pub(crate) fn list(args: &ListArgs) -> anyhow::Result<()> {
                     Value::from(output)
                 ));
             }
-            // Data the machine lacks (a WordNet directory): the row stays, without its example.
-            Err(e) => out.line(format!("{:width$}  (example not run: {e})", "")),
+            // Data the machine lacks (a WordNet directory): the row stays, its example marked
+            // with what it needs rather than shown as an error.
+            (Err(_), Some(needs)) => out.line(format!(
+                "{:width$}  e.g. {} {} -> (needs {needs}, not found here)",
+                "",
+                serde_json::from_str::<Value>(d.example_params).unwrap_or_default(),
+                Value::from(d.example)
+            )),
+            (Err(e), None) => out.line(format!("{:width$}  (example not run: {e})", "")),
         }
     }
     out.print()

@@ -1,4 +1,4 @@
-//! PERF.md workload A, shared by the criterion bench and the CPU-time example.
+//! Workload A (docs/performance.md#workloads), shared by the criterion bench and the CPU-time example.
 #![allow(clippy::unwrap_used, dead_code)]
 
 use capture::CaptureProfile;
@@ -21,7 +21,7 @@ pub fn texts() -> Vec<String> {
         .collect()
 }
 
-/// PERF.md's suite (shared with the other workload).
+/// The workloads' suite (docs/performance.md#workloads; shared with the other workload).
 pub fn suite() -> CapabilitySuite {
     scenario_rules::workload_suite(true)
 }
@@ -38,7 +38,7 @@ pub fn models() -> (impl Model, impl Model) {
     (student, teacher)
 }
 
-/// PERF.md's expected profile for mode `classify`, so a run cannot silently skip work.
+/// The expected profile (upstream's) for mode `classify`, so a run cannot silently skip work.
 pub fn check(p: &CaptureProfile) {
     assert_eq!(p.clean_agreement, 1.0);
     assert!(p.corruptions.values().all(|&a| a == 1.0) && p.corruptions.len() == 4);

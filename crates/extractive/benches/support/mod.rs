@@ -1,4 +1,4 @@
-//! PERF.md workload B, shared by the criterion bench and the CPU-time example.
+//! Workload B (docs/performance.md#workloads), shared by the criterion bench and the CPU-time example.
 #![allow(clippy::unwrap_used, dead_code)]
 
 use extractive::ExtractiveProfile;
@@ -24,7 +24,7 @@ pub fn texts() -> Vec<String> {
 /// The fields.
 pub const FIELDS: [&str; 4] = ["name", "city", "item", "qty"];
 
-/// PERF.md's suite (shared with the other workload).
+/// The workloads' suite (docs/performance.md#workloads; shared with the other workload).
 pub fn suite() -> CapabilitySuite {
     scenario_rules::workload_suite(false)
 }
@@ -45,7 +45,7 @@ pub fn models() -> (impl Model, impl Model) {
     (student, teacher)
 }
 
-/// PERF.md's expected profile, so a run cannot silently skip work.
+/// The expected profile (upstream's), so a run cannot silently skip work.
 pub fn check(p: &ExtractiveProfile) {
     assert_eq!(p.clean_f1, 1.0);
     assert_eq!(

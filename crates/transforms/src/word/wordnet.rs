@@ -337,7 +337,8 @@ const fn wordnet(
 }
 
 /// The WordNet transforms. Their examples read Debian's `/usr/share/wordnet`; where it is
-/// missing, a listing shows the example's error instead of its output.
+/// missing, a listing marks the example "needs WordNet" ([`Descriptor::needs`]) instead of
+/// showing its output.
 pub(crate) static DESCRIPTORS: &[Descriptor] = &[
     wordnet(
         "synonym",
