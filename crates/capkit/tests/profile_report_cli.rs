@@ -860,6 +860,12 @@ fn a_teacher_sample_estimates_prints_the_calls_saved_and_merges_over_shards() {
 /// `--examples` (default 5, 0 turns them off) and `--reference teacher-clean`.
 #[test]
 fn ledger_examples_and_reference_from_the_command_line() {
+    if !system_has(
+        SystemNeed::Python3,
+        "ledger_examples_and_reference_from_the_command_line",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
     let classify = |extra: &[&str]| {
