@@ -90,15 +90,32 @@ fn stage_count(suite: &CapabilitySuite) -> usize {
     suite.corruptions().count() + suite.invariances().count()
 }
 
+/// The `reference=` of a Python call: every corruption's headline against that teacher answer.
+fn reference_of(reference: Option<&str>) -> PyResult<Option<suite_core::Reference>> {
+    reference
+        .map(|r| {
+            suite_core::Reference::from_name(r).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "reference must be 'teacher_transformed' or 'teacher_clean', got {r:?}"
+                ))
+            })
+        })
+        .transpose()
+}
+
 /// `capture_profile_report(student, teacher, texts, suite, *, student_name=None,
 /// teacher_name=None, level=0.95, break_even=0.9, teacher_sample=None, teacher_budget=None,
-/// teacher_seed=0) -> dict`: the counts behind `capture_profile`, with every figure derived
-/// from them (``report["profile"]`` is exactly `capture_profile`'s result, probe predictions as
-/// ``str()`` forms). With `teacher_sample` (a fraction) or `teacher_budget` (teacher calls on
-/// transformed texts), the teacher answers the corrupted and rewritten versions of a seeded
-/// sample of the texts only, and the figures needing them are prediction-powered estimates.
+/// teacher_seed=0, examples=5, ledger=None, reference=None) -> dict`: the counts behind
+/// `capture_profile`, with every figure derived from them (``report["profile"]`` is exactly
+/// `capture_profile`'s result, probe predictions as ``str()`` forms). With `teacher_sample` (a
+/// fraction) or `teacher_budget` (teacher calls on transformed texts), the teacher answers the
+/// corrupted and rewritten versions of a seeded sample of the texts only, and the figures
+/// needing them are prediction-powered estimates. `examples`: example texts kept per stage and
+/// kind of outcome (0: none); `ledger`: a path the per-text ledger is written to (JSONL,
+/// atomically, as `capkit profile classify --ledger` writes it); `reference`:
+/// ``"teacher_clean"`` or ``"teacher_transformed"`` for every corruption's headline.
 #[pyfunction]
-#[pyo3(signature = (student, teacher, texts, suite, *, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9, teacher_sample = None, teacher_budget = None, teacher_seed = 0))]
+#[pyo3(signature = (student, teacher, texts, suite, *, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = profile_stats::DEFAULT_EXAMPLES, ledger = None, reference = None))]
 #[allow(clippy::too_many_arguments)]
 fn capture_profile_report<'py>(
     py: Python<'py>,
@@ -113,21 +130,60 @@ fn capture_profile_report<'py>(
     teacher_sample: Option<f64>,
     teacher_budget: Option<u64>,
     teacher_seed: u64,
+    examples: usize,
+    ledger: Option<std::path::PathBuf>,
+    reference: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
-    let rust = report_suite(suite, &texts, true)?;
+    let mut rust = report_suite(suite, &texts, true)?;
+    if let Some(r) = reference_of(reference)? {
+        rust.set_reference(r);
+    }
     let options = (teacher_sample, teacher_budget, teacher_seed);
     let design = teacher_design(options, stage_count(&rust), texts.len() as u64)?;
+    if let Some(path) = &ledger {
+        crate::files::check_writable(path)?;
+    }
     let batches = SharedBatch::default();
     let s = model_of(student, LabelMode::StrForm, &batches)?;
     let t = model_of(teacher, LabelMode::StrForm, &batches)?;
-    let report = py
-        .detach(|| {
-            let mut run = capture::CaptureRun::new(&s, &t, &rust)?.with_teacher_sample(design);
-            run.add(&texts)?;
-            run.report()
-        })
-        .map_err(|e| capture_error(py, e))?;
+    // A macro, not a closure: the run borrows the ledger's writer, which lives inside the
+    // atomic write's closure only.
+    macro_rules! run {
+        () => {
+            capture::CaptureRun::new(&s, &t, &rust)?
+                .with_teacher_sample(design)
+                .with_examples(examples)
+        };
+    }
+    let report = match &ledger {
+        None => py
+            .detach(|| {
+                let mut run = run!();
+                run.add(&texts)?;
+                run.report()
+            })
+            .map_err(|e| capture_error(py, e))?,
+        Some(path) => {
+            // The report comes out of the closure that writes the ledger: the file is renamed
+            // into place only when the whole profile ran.
+            let mut report = None;
+            let written = py.detach(|| {
+                crate::files::write_atomically(path, |w| {
+                    let mut run = run!().with_ledger(w);
+                    run.add(&texts)?;
+                    report = Some(run.report()?);
+                    Ok::<(), capture::Error>(())
+                })
+            });
+            match written {
+                Ok(()) => {}
+                Err(crate::files::WriteError::Refused(e)) => return Err(capture_error(py, e)),
+                Err(e) => return Err(pyo3::exceptions::PyOSError::new_err(e.to_string())),
+            }
+            report.ok_or_else(|| PyValueError::new_err("the profile wrote no report"))?
+        }
+    };
     // An adapter model is named by its spec, as `capkit profile --report` names it.
     let names = (
         student_name.or_else(|| spec_of(student)),
@@ -208,9 +264,10 @@ fn merge_reports<'py>(py: Python<'py>, reports: &Bound<'py, PyAny>) -> PyResult<
 /// and, for every pair, McNemar's score tests and Tango intervals of the differences
 /// (Holm-adjusted). With
 /// `fields`, the students are extractors. `teacher_sample` / `teacher_budget` as for
-/// `capture_profile_report` (classifiers only).
+/// `capture_profile_report` (classifiers only), and so are `examples` (per student) and
+/// `reference`.
 #[pyfunction]
-#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0))]
+#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = profile_stats::DEFAULT_EXAMPLES, reference = None))]
 #[allow(clippy::too_many_arguments)]
 fn compare_students<'py>(
     py: Python<'py>,
@@ -222,8 +279,11 @@ fn compare_students<'py>(
     teacher_sample: Option<f64>,
     teacher_budget: Option<u64>,
     teacher_seed: u64,
+    examples: usize,
+    reference: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
+    let reference = reference_of(reference)?;
     let fields = fields
         .map(|f| fields_of(f).map(|(keys, _)| keys))
         .transpose()?;
@@ -235,7 +295,10 @@ fn compare_students<'py>(
     } else {
         LabelMode::StrForm
     };
-    let rust = report_suite(suite, &texts, fields.is_none())?;
+    let mut rust = report_suite(suite, &texts, fields.is_none())?;
+    if let Some(r) = reference {
+        rust.set_reference(r);
+    }
     let options = (teacher_sample, teacher_budget, teacher_seed);
     let design = teacher_design(options, stage_count(&rust), texts.len() as u64)?;
     let batches = SharedBatch::default();
@@ -258,7 +321,9 @@ fn compare_students<'py>(
     };
     let comparison: Comparison = match &fields {
         None => py
-            .detach(|| capture::compare_students_sampled(&t, &named(), [&texts[..]], &rust, design))
+            .detach(|| {
+                capture::compare_students_with(&t, &named(), [&texts[..]], &rust, design, examples)
+            })
             .map_err(|e| capture_error(py, e))?,
         Some(fields) => py
             .detach(|| extractive::compare_students(&t, &named(), &texts, &rust, fields))

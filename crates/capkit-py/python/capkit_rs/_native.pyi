@@ -182,13 +182,19 @@ def capture_profile_report(
     teacher_sample: Optional[float] = None,
     teacher_budget: Optional[int] = None,
     teacher_seed: int = 0,
+    examples: int = 5,
+    ledger: Optional[Union[str, "os.PathLike[str]"]] = None,
+    reference: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The counts behind ``capture_profile`` with every figure derived from them (Wilson intervals,
     McNemar score tests with Tango intervals, Holm-adjusted, severity curves): the ``capkit-profile-report/1``
     JSON as a ``dict``. ``report["profile"]`` is the profile (probe predictions as ``str()``).
     With ``teacher_sample`` (a fraction) or ``teacher_budget`` (teacher calls on transformed
     texts), the teacher answers the transformed texts of a seeded sample only and the figures
-    needing them are prediction-powered (PPI++) estimates with intervals."""
+    needing them are prediction-powered (PPI++) estimates with intervals. ``examples``: example
+    texts per stage and kind of outcome (0: none); ``ledger``: the per-text ledger's path (JSONL,
+    written atomically); ``reference``: ``"teacher_clean"`` or ``"teacher_transformed"`` for
+    every corruption's headline."""
 
 def extractive_profile_report(
     student: Any,
@@ -223,6 +229,8 @@ def compare_students(
     teacher_sample: Optional[float] = None,
     teacher_budget: Optional[int] = None,
     teacher_seed: int = 0,
+    examples: int = 5,
+    reference: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Several students against one teacher (the teacher's answers computed once): each student's
     report and, for every pair, McNemar score tests and Tango intervals of the differences (Holm-adjusted).
