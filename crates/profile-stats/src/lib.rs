@@ -110,12 +110,15 @@ pub use interval::{
     Interval, Level, Method, PPI_DESCRIPTION, PPI_METHOD, bounded_mean_interval, f1_delta_interval,
     f1_interval, wilson,
 };
-pub use normal::{normal_quantile, normal_two_sided_tail};
+pub use normal::{ln_normal_two_sided_tail, normal_quantile, normal_two_sided_tail};
 pub use paired::{
-    AdjustMethod, Adjustment, PairedTest, SampledDifference, TestMethod, adjust_family, holm,
-    mcnemar_exact, mcnemar_score, newcombe_difference, paired_test, tango_difference,
+    AdjustMethod, Adjustment, PPI_WALD_DESCRIPTION, PairedTest, SMALLEST_P, SampledDifference,
+    TestMethod, adjust_family, holm, holm_log10, mcnemar_exact, mcnemar_score, mcnemar_score_log10,
+    newcombe_difference, p_from_log10, paired_test, sampled_test, tango_difference,
 };
-pub use ppi::{PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning, estimate_rate};
+pub use ppi::{
+    FEW_EVENTS, PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning, estimate_rate, few_events,
+};
 pub use report::{Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Task};
 pub use sample::{
     ClassifySample, ObservedVsSurrogate, SampleDesign, SampledCorruption, SampledInvariance,

@@ -140,6 +140,23 @@ impl PpiSums {
     /// The prediction-powered estimate and interval with the given tuning; `None` when no text
     /// is labelled (nothing was observed, so no interval can be valid).
     pub fn estimate(&self, tuning: Tuning, level: Level) -> Option<PpiEstimate> {
+        let (estimate, se, lambda) = self.estimate_and_se(tuning)?;
+        let half = level.z() * se;
+        Some(PpiEstimate {
+            estimate,
+            lower: estimate - half,
+            upper: estimate + half,
+            lambda,
+            labelled: self.labelled,
+            all: self.all,
+        })
+    }
+
+    /// The point estimate `θ̂(λ)`, its standard error (the interval's half-width is `z` times
+    /// it) and `λ`; `None` when no text is labelled. Neither depends on the level, so a test
+    /// of `θ = θ₀` built on them (`(θ̂ − θ₀)/se`, [`crate::SampledDifference`]) is the exact
+    /// inversion of the interval.
+    pub fn estimate_and_se(&self, tuning: Tuning) -> Option<(f64, f64, f64)> {
         if self.labelled == 0 || self.all == 0 {
             return None;
         }
@@ -159,15 +176,7 @@ impl PpiSums {
         let rectifier_var = ((a - 2.0 * lambda * b + lambda * lambda * c) / (n * n)).max(0.0);
         let imputed_var = lambda * lambda * (u / (big_n * big_n)).max(0.0);
         let se = (imputed_var / big_n + rectifier_var / n).sqrt();
-        let half = level.z() * se;
-        Some(PpiEstimate {
-            estimate,
-            lower: estimate - half,
-            upper: estimate + half,
-            lambda,
-            labelled: self.labelled,
-            all: self.all,
-        })
+        Some((estimate, se, lambda))
     }
 }
 
@@ -235,27 +244,66 @@ pub struct PpiEstimate {
     pub all: u64,
 }
 
+/// Below this many sampled events (or non-events), observed or expected from the estimate, a
+/// sampled estimate "rests on few events": its normal interval is widened to include the
+/// score interval of the sample (Wilson's for a rate, Tango's for a paired difference) and the
+/// report marks it `few_events`. Chosen by the seeded simulation
+/// `tests/ppi_coverage.rs::few_events_threshold` (teacher rates 1–10 %, 5 % and 10 % samples):
+/// with the widening below 10 events the normal interval's under-coverage there (90–93 %)
+/// disappears, and above about 10 events the bare PPI++ interval already covers.
+pub const FEW_EVENTS: u64 = 10;
+
+/// Whether a sampled mean of 0/1 outcomes rests on few events ([`FEW_EVENTS`]): fewer than
+/// that many sampled events or non-events, observed, or expected at the estimate `θ̂`.
+pub fn few_events(sums: &PpiSums) -> bool {
+    let n = sums.labelled;
+    let k = sums.y.clamp(0, n as i64).unsigned_abs();
+    let observed = k.min(n - k);
+    let expected = match sums.estimate_and_se(Tuning::Power) {
+        Some((e, _, _)) => n as f64 * e.clamp(0.0, 1.0).min(1.0 - e.clamp(0.0, 1.0)),
+        None => 0.0,
+    };
+    observed < FEW_EVENTS || expected < FEW_EVENTS as f64
+}
+
 /// The power-tuned estimate of a rate, limits clipped to `[0, 1]`.
 ///
-/// When every sampled text has the same outcome (no event at all, or nothing but events),
-/// the sample covaries with nothing, so the tuning picks λ = 0 and the estimate is the plain
-/// sample rate, 0 or 1, whose normal interval has zero width however small the sample: it
-/// would claim the full profile has no event from, say, 143 texts without one. The interval
-/// is then widened to include Wilson's score interval of the sample (never of zero width);
-/// everywhere else it is the PPI++ interval as is.
+/// When the sample holds few events ([`few_events`]: fewer than [`FEW_EVENTS`] events or
+/// non-events) the normal interval is unreliable, and when every sampled text has the same
+/// outcome the tuning picks λ = 0 and the normal interval has zero width however small the
+/// sample (it would claim the full profile has no event from, say, 143 texts without one).
+/// The interval is then widened to include Wilson's score interval of the sample; everywhere
+/// else it is the PPI++ interval as is.
 pub fn estimate_rate(sums: &PpiSums, level: Level) -> Option<PpiEstimate> {
-    sums.estimate(Tuning::Power, level).map(|mut e| {
-        let binary = sums.y_y == sums.y;
-        let constant = sums.y == 0 || sums.y == sums.labelled as i64;
-        if binary && constant {
-            let w = wilson(sums.y.unsigned_abs(), sums.labelled, level);
-            e.lower = e.lower.min(w.lower);
-            e.upper = e.upper.max(w.upper);
-        }
+    estimate_rate_unclipped(sums, level).map(|mut e| {
         e.lower = e.lower.clamp(0.0, 1.0);
         e.upper = e.upper.clamp(0.0, 1.0);
         e
     })
+}
+
+/// [`estimate_rate`] before its limits are clipped to `[0, 1]`: a difference `x − θ` is taken
+/// from these so that clipping never moves 0 into or out of it.
+pub(crate) fn estimate_rate_unclipped(sums: &PpiSums, level: Level) -> Option<PpiEstimate> {
+    sums.estimate(Tuning::Power, level).map(|mut e| {
+        if rate_is_widened(sums) {
+            let w = wilson(
+                sums.y.clamp(0, sums.labelled as i64).unsigned_abs(),
+                sums.labelled,
+                level,
+            );
+            e.lower = e.lower.min(w.lower);
+            e.upper = e.upper.max(w.upper);
+        }
+        e
+    })
+}
+
+/// Whether [`estimate_rate`] widens a rate's interval with Wilson's: 0/1 outcomes on few
+/// events.
+pub(crate) fn rate_is_widened(sums: &PpiSums) -> bool {
+    let binary = sums.y_y == sums.y;
+    binary && few_events(sums)
 }
 
 /// The sums of a mean of 0/1 outcomes: `y` observed events, `yhat` surrogate events and `both`

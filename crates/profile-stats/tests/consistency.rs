@@ -7,13 +7,19 @@
 //! * The reports' F1 interval covers the true micro F1 at about its level in a seeded
 //!   simulation, including the near-perfect regime where every text often scores 1.0 and the
 //!   delta-method interval collapses to zero width.
+//! * Issue 35: "the interval excludes 0" equals `significant` equals "`p` < 1 − level" for
+//!   full and sampled tests (both kinds of sampled difference, as reports and `compare` pairs
+//!   have them) and whole sampled reports, tables whose p underflows a double included; no `p`
+//!   is 0 and every `log10_p` is finite; equal tables in one family get equal `p` and intervals.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use profile_stats::{
-    FieldSums, Level, PairedTable, PairedTest, PpiSums, SampledDifference, adjust_family,
-    f1_delta_interval, f1_interval, paired_test,
+    ClassifyCounts, ClassifySample, CorruptionInfo, Counts, FieldSums, Level, PairedTable,
+    PairedTest, PpiSums, ProfileReport, SMALLEST_P, SampleDesign, SampledDifference,
+    SuiteDescriptor, adjust_family, f1_delta_interval, f1_interval, paired_test, sampled_test,
 };
 use proptest::prelude::*;
+use serde_json::Value;
 
 fn table() -> impl Strategy<Value = PairedTable> {
     let cells = |(both, first_only, second_only, neither)| PairedTable {
@@ -26,6 +32,8 @@ fn table() -> impl Strategy<Value = PairedTable> {
     prop_oneof![
         (0u64..8, 0u64..8, 0u64..8, 0u64..8).prop_map(cells),
         (0u64..300, 0u64..40, 0u64..40, 0u64..300).prop_map(cells),
+        // z up to about 300: p far below the smallest double (issue 35).
+        (0u64..10, 0u64..90_000, 0u64..5, 0u64..10).prop_map(cells),
     ]
 }
 
@@ -78,16 +86,7 @@ proptest! {
 
 /// The sums of a sampled mean: labelled (y, ŷ) pairs and unlabelled ŷ, outcomes in `values`.
 fn sample_sums(values: std::ops::RangeInclusive<i64>) -> impl Strategy<Value = PpiSums> {
-    (
-        prop::collection::vec((values.clone(), values.clone()), 0..40),
-        prop::collection::vec(values, 0..120),
-    )
-        .prop_map(|(labelled, unlabelled)| {
-            let mut s = PpiSums::default();
-            labelled.iter().for_each(|&(y, h)| s.record_labelled(y, h));
-            unlabelled.iter().for_each(|&h| s.record_unlabelled(h));
-            s
-        })
+    sample_sums_sized(values, false)
 }
 
 fn sampled() -> impl Strategy<Value = SampledDifference> {
@@ -182,6 +181,261 @@ fn a_sampled_difference_in_a_family_is_wider_than_alone() {
         d.upper - d.lower > alone.upper - alone.lower + 0.01,
         "{d:?} vs {alone:?}"
     );
+}
+
+/// As [`sample_sums`], up to 40 labelled texts, or up to 400 when `big`.
+fn sample_sums_sized(
+    values: std::ops::RangeInclusive<i64>,
+    big: bool,
+) -> impl Strategy<Value = PpiSums> {
+    let labelled = if big { 0..400usize } else { 0..40 };
+    (
+        prop::collection::vec((values.clone(), values.clone()), labelled),
+        prop::collection::vec(values, 0..200),
+    )
+        .prop_map(|(labelled, unlabelled)| {
+            let mut s = PpiSums::default();
+            labelled.iter().for_each(|&(y, h)| s.record_labelled(y, h));
+            unlabelled.iter().for_each(|&h| s.record_unlabelled(h));
+            s
+        })
+}
+
+fn sampled_wide() -> impl Strategy<Value = SampledDifference> {
+    prop_oneof![
+        (sample_sums_sized(0..=1, false), 0.0f64..=1.0).prop_map(|(sums, x)| SampledDifference {
+            sums,
+            minus_from: Some(x)
+        }),
+        (
+            sample_sums_sized(0..=1, true),
+            prop_oneof![Just(0.0), Just(1.0), 0.0f64..=1.0]
+        )
+            .prop_map(|(sums, x)| SampledDifference {
+                sums,
+                minus_from: Some(x)
+            }),
+        sample_sums_sized(-1..=1, false).prop_map(|sums| SampledDifference {
+            sums,
+            minus_from: None
+        }),
+        sample_sums_sized(-1..=1, true).prop_map(|sums| SampledDifference {
+            sums,
+            minus_from: None
+        }),
+    ]
+}
+
+fn lawful(t: &PairedTest, level: Level) -> Result<(), TestCaseError> {
+    let d = t.difference;
+    let excludes = d.lower > 0.0 || d.upper < 0.0;
+    prop_assert_eq!(t.significant, t.p < 1.0 - level.get());
+    prop_assert_eq!(
+        excludes,
+        t.significant,
+        "[{}, {}] beside p = {} ({:?})",
+        d.lower,
+        d.upper,
+        t.p,
+        t.sampled
+    );
+    prop_assert!(t.p > 0.0 && t.p <= 1.0 && t.p_unadjusted > 0.0);
+    prop_assert!(t.p >= t.p_unadjusted);
+    for l in [t.log10_p, t.log10_p_unadjusted] {
+        prop_assert!(l.is_finite() && l <= 0.0, "log10 p = {}", l);
+    }
+    prop_assert!(t.log10_p >= t.log10_p_unadjusted);
+    // p and its logarithm are the same number (p floored at the smallest double).
+    if t.log10_p > -300.0 {
+        prop_assert!((t.p.log10() - t.log10_p).abs() <= 1e-9 * t.log10_p.abs().max(1.0));
+    } else if t.log10_p < -324.0 {
+        prop_assert_eq!(t.p, SMALLEST_P);
+    }
+    prop_assert!(d.lower <= d.upper);
+    if let Some(e) = d.estimate {
+        prop_assert!(d.lower <= e && e <= d.upper);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn families_of_full_and_sampled_tests_never_contradict_themselves(
+        tables in prop::collection::vec(table(), 1..20),
+        samples in prop::collection::vec(sampled_wide(), 0..10),
+        level in level(),
+    ) {
+        let mut tests: Vec<PairedTest> = tables.iter().map(|t| paired_test(t, level)).collect();
+        for (k, s) in samples.iter().enumerate() {
+            let t = sampled_test(&tables[k % tables.len()], *s, level);
+            lawful(&t, level)?;
+            tests.push(t);
+        }
+        for t in &tests {
+            lawful(t, level)?;
+        }
+        let mut family: Vec<&mut PairedTest> = tests.iter_mut().collect();
+        adjust_family(&mut family, level);
+        for t in &tests {
+            lawful(t, level)?;
+        }
+    }
+
+    /// Copies of one table anywhere in a family: one p, one interval, one level.
+    #[test]
+    fn equal_tables_get_equal_p_and_equal_intervals(
+        tables in prop::collection::vec(table(), 1..12),
+        copies in prop::collection::vec(0usize..20, 2..6),
+        which in 0usize..12,
+        level in level(),
+    ) {
+        let mut all: Vec<PairedTable> = tables.clone();
+        let repeated = tables[which % tables.len()];
+        for &at in &copies {
+            all.insert(at.min(all.len()), repeated);
+        }
+        let mut tests: Vec<PairedTest> = all.iter().map(|t| paired_test(t, level)).collect();
+        let mut family: Vec<&mut PairedTest> = tests.iter_mut().collect();
+        adjust_family(&mut family, level);
+        let same: Vec<&PairedTest> = tests.iter().filter(|t| t.table == repeated).collect();
+        for t in &same {
+            prop_assert_eq!(t.p, same[0].p);
+            prop_assert_eq!(t.log10_p, same[0].log10_p);
+            prop_assert_eq!(t.difference, same[0].difference);
+        }
+    }
+}
+
+/// The issue's table: z = 59.9 printed `p: 0.0`, and two such tables got different levels.
+#[test]
+fn a_huge_statistic_keeps_a_positive_p_and_its_logarithm() {
+    let level = Level::DEFAULT;
+    // z = 3588 / sqrt(3588) = 59.9.
+    let t = PairedTable {
+        both: 10,
+        first_only: 3588,
+        second_only: 0,
+        neither: 10,
+    };
+    let mut tests = vec![paired_test(&t, level), paired_test(&t, level)];
+    tests.push(paired_test(
+        &PairedTable {
+            first_only: 4000,
+            ..t
+        },
+        level,
+    ));
+    assert!(
+        tests[0].p > 0.0 && tests[0].log10_p < -780.0,
+        "{:?}",
+        tests[0]
+    );
+    let mut family: Vec<&mut PairedTest> = tests.iter_mut().collect();
+    adjust_family(&mut family, level);
+    assert_eq!(tests[0], tests[1]);
+    // Ranked by the statistic: the larger one is adjusted by the full family of 3.
+    let three = 3f64.log10();
+    assert!((tests[2].log10_p - (tests[2].log10_p_unadjusted + three)).abs() < 1e-9);
+    assert!(tests[0].log10_p < -780.0 && tests[0].p == SMALLEST_P);
+    let json = serde_json::to_value(tests[0]).unwrap();
+    assert!(json["log10_p"].as_f64().unwrap() < -780.0);
+}
+
+/// One text of a sampled classifier profile: clean agreement, per corruption (observed
+/// agreement, surrogate), the invariance's (student changed, teacher changed), in the sample.
+type SampledText = (bool, [(bool, bool); 2], (bool, bool), bool);
+
+fn sampled_report(texts: &[SampledText]) -> ProfileReport {
+    let design = SampleDesign {
+        fraction: 0.1,
+        seed: 1,
+    };
+    let mut c = ClassifyCounts::new(["a", "b"], ["case"], None);
+    let mut s = ClassifySample::new(design, ["a", "b"], ["case"]);
+    for &(clean, stages, (student, teacher), sampled) in texts {
+        c.record_clean(clean);
+        for (k, &(observed, surrogate)) in ["a", "b"].iter().zip(&stages) {
+            let sc = &mut s.corruptions[*k];
+            sc.surrogate += u64::from(surrogate);
+            if sampled {
+                sc.labelled.record(observed, surrogate);
+                c.corruptions[*k].agree.record(clean, observed);
+            }
+        }
+        s.invariances["case"].student_changed += u64::from(student);
+        if sampled {
+            c.invariances["case"].changed.record(student, teacher);
+        }
+        s.labelled += u64::from(sampled);
+    }
+    c.sample = Some(s);
+    let suite = SuiteDescriptor {
+        fingerprint: None,
+        corruptions: ["a", "b"]
+            .iter()
+            .map(|n| CorruptionInfo {
+                name: (*n).into(),
+                family: None,
+                severity: None,
+            })
+            .collect(),
+        invariances: vec!["case".into()],
+        probes: 0,
+        transforms: None,
+        probe_texts: None,
+    };
+    ProfileReport::new(suite, Counts::Classify(c), None)
+}
+
+fn tests_of(json: &Value, out: &mut Vec<Value>) {
+    match json {
+        Value::Object(o) => {
+            if o.contains_key("significant") {
+                out.push(json.clone());
+            }
+            o.values().for_each(|v| tests_of(v, out));
+        }
+        Value::Array(a) => a.iter().for_each(|v| tests_of(v, out)),
+        _ => {}
+    }
+}
+
+fn sampled_text() -> impl Strategy<Value = SampledText> {
+    (
+        any::<bool>(),
+        any::<[(bool, bool); 2]>(),
+        any::<(bool, bool)>(),
+        prop_oneof![3 => Just(false), 1 => Just(true)],
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Whole sampled reports, read as a reviewer reads them (the JSON): the laws hold in it.
+    #[test]
+    fn sampled_reports_never_contradict_themselves(
+        texts in prop::collection::vec(sampled_text(), 0..300),
+    ) {
+        let report = sampled_report(&texts);
+        report.validate().unwrap();
+        let json = report.to_json();
+        let mut tests = Vec::new();
+        tests_of(&json, &mut tests);
+        prop_assert_eq!(tests.len(), 3);
+        for t in &tests {
+            let f = |k: &str| t[k].as_f64();
+            let d = &t["difference"];
+            let (lower, upper) = (d["lower"].as_f64().unwrap(), d["upper"].as_f64().unwrap());
+            let significant = t["significant"].as_bool().unwrap();
+            let p = f("p").unwrap();
+            prop_assert!(p > 0.0 && f("log10_p").unwrap().is_finite());
+            prop_assert_eq!(significant, p < 0.05);
+            prop_assert_eq!(significant, lower > 0.0 || upper < 0.0, "{}", t);
+        }
+    }
 }
 
 mod common;
