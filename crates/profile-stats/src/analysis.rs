@@ -369,7 +369,7 @@ fn sampled(
         method: Method::PpiPowerTuned.name().to_owned(),
         lambda: e.map(|e| e.lambda),
         p_on: "the estimated difference (ppi_wald: the inversion of its interval)".into(),
-        few_events: sums.labelled > 0 && few_events(sums) && sums.y_y == sums.y,
+        few_events: few_events(sums),
         unavailable: (sums.labelled == 0).then(|| NO_SAMPLED_TEXT.to_owned()),
     };
     (rate, difference, how)

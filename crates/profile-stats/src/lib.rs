@@ -117,7 +117,8 @@ pub use paired::{
     newcombe_difference, p_from_log10, paired_test, sampled_test, tango_difference,
 };
 pub use ppi::{
-    FEW_EVENTS, PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning, estimate_rate, few_events,
+    FEW_EVENTS, PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning, Widening, estimate_rate,
+    estimate_rate_below, few_events, widening,
 };
 pub use report::{Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Task};
 pub use sample::{

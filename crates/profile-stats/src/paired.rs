@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::binomial::lower_tail_half;
 use crate::interval::{Interval, Level, Method, wilson_limits};
 use crate::normal::{ln_normal_two_sided_tail, normal_two_sided_tail};
-use crate::ppi::{PpiSums, Tuning, estimate_rate_unclipped, rate_is_widened};
+use crate::ppi::{
+    FEW_EVENTS, PpiSums, Tuning, estimate_rate_unclipped, rectifier_table, surrogate_mean, widening,
+};
 use crate::table::PairedTable;
 
 /// The name of a test, in the report.
@@ -464,17 +466,22 @@ impl SampledDifference {
         let (estimate, lower, upper) = match self.minus_from {
             // The rate's limits unclipped, so that clipping never moves 0 (only `[−1, 1]`,
             // whose ends are far from it, bounds the difference).
-            Some(x) => match estimate_rate_unclipped(&self.sums, level) {
+            Some(x) => match estimate_rate_unclipped(&self.sums, level, FEW_EVENTS) {
                 Some(e) => (Some(x - e.estimate), x - e.upper, x - e.lower),
                 None => (None, -1.0, 1.0),
             },
             None => match self.sums.estimate(Tuning::Power, level) {
                 Some(e) => {
                     let (mut lower, mut upper) = (e.lower, e.upper);
-                    if self.few_events() {
+                    if self.few_discordant() {
                         let t = tango_difference(&self.sampled_table(), level);
                         lower = lower.min(t.lower);
                         upper = upper.max(t.upper);
+                    }
+                    if let Some(r) = self.rare_rectifier() {
+                        let half = r.half_width(level.z());
+                        lower = lower.min(r.centre - half);
+                        upper = upper.max(r.centre + half);
                     }
                     (Some(e.estimate), lower, upper)
                 }
@@ -492,15 +499,42 @@ impl SampledDifference {
 
     /// Whether the estimate rests on few sampled events ([`crate::FEW_EVENTS`]): for a rate,
     /// few sampled events or non-events ([`crate::few_events`]); for a difference estimated per
-    /// text, few sampled texts where the two outcomes differ.
+    /// text, few sampled texts where the two outcomes differ, or where the outcome differs
+    /// from its surrogate.
     pub fn few_events(&self) -> bool {
         match self.minus_from {
-            Some(_) => rate_is_widened(&self.sums),
-            None => {
-                let t = self.sampled_table();
-                t.first_only + t.second_only < crate::FEW_EVENTS
-            }
+            Some(_) => widening(&self.sums, FEW_EVENTS).any(),
+            None => self.few_discordant() || self.rare_rectifier().is_some(),
         }
+    }
+
+    /// A difference estimated per text whose sample has fewer than [`FEW_EVENTS`] texts where
+    /// the two outcomes differ.
+    fn few_discordant(&self) -> bool {
+        let t = self.sampled_table();
+        self.minus_from.is_none()
+            && self.sums.labelled > 0
+            && t.first_only + t.second_only < FEW_EVENTS
+    }
+
+    /// A difference estimated per text whose rectifier `r = d − d̂` (in `[−2, 2]`) is rare in
+    /// the sample (`Σr² <` [`FEW_EVENTS`], so fewer texts than that have `r ≠ 0`): the
+    /// difference estimator `mean_all(d̂) + mean_sample(r)` with a bound on its variance.
+    fn rare_rectifier(&self) -> Option<RareRectifier> {
+        let s = &self.sums;
+        if self.minus_from.is_some() || s.labelled == 0 || s.all == 0 {
+            return None;
+        }
+        let squares = s.y_y as f64 - 2.0 * s.y_yhat as f64 + s.yhat_yhat as f64;
+        if squares >= FEW_EVENTS as f64 {
+            return None;
+        }
+        let n = s.labelled as f64;
+        Some(RareRectifier {
+            centre: s.yhat_all as f64 / s.all as f64 + (s.y - s.yhat) as f64 / n,
+            quarter_square_mean: (squares / (4.0 * n)).clamp(0.0, 1.0),
+            n,
+        })
     }
 
     /// The sampled texts' paired table of a difference estimated per text (outcomes −1, 0, 1:
@@ -531,25 +565,98 @@ impl SampledDifference {
         let Some((estimate, se, _)) = self.sums.estimate_and_se(Tuning::Power) else {
             return (0.0, 0.0);
         };
-        let null = self.minus_from.unwrap_or(0.0);
-        let z = ratio_statistic(estimate - null, se);
-        let normal = (z, log10_normal_p(z));
-        if !self.few_events() {
-            return normal;
-        }
-        let score = match self.minus_from {
+        // Signed as the difference is: `x − θ̂`, or `θ̂` itself.
+        let difference = match self.minus_from {
+            Some(x) => x - estimate,
+            None => estimate,
+        };
+        let z = ratio_statistic(difference, se);
+        let mut tests = vec![(z, log10_normal_p(z))];
+        match self.minus_from {
             Some(x) => {
-                let n = self.sums.labelled as f64;
-                let k = self.sums.y.clamp(0, self.sums.labelled as i64) as f64;
-                let z = ratio_statistic(k / n - x, (x * (1.0 - x) / n).sqrt());
-                (z, log10_normal_p(z))
+                let widen = widening(&self.sums, FEW_EVENTS);
+                if widen.wilson {
+                    // Wilson's interval is the inversion of the score test of the rate.
+                    let n = self.sums.labelled as f64;
+                    let k = self.sums.y.clamp(0, self.sums.labelled as i64) as f64;
+                    let z = ratio_statistic(x - k / n, (x * (1.0 - x) / n).sqrt());
+                    tests.push((z, log10_normal_p(z)));
+                }
+                if widen.rectifier {
+                    // Tango's interval of the mean rectifier, shifted by the surrogate's mean.
+                    let delta = x - surrogate_mean(&self.sums);
+                    let z = if (-1.0..=1.0).contains(&delta) {
+                        -tango_statistic(&rectifier_table(&self.sums), delta)
+                    } else {
+                        delta.signum() * f64::INFINITY
+                    };
+                    tests.push((z, log10_normal_p(z)));
+                }
             }
             None => {
-                let t = self.sampled_table();
-                mcnemar_score_log10(t.first_only, t.second_only)
+                if self.few_discordant() {
+                    let t = self.sampled_table();
+                    tests.push(mcnemar_score_log10(t.first_only, t.second_only));
+                }
+                if let Some(r) = self.rare_rectifier() {
+                    let z = r.inverted(0.0);
+                    tests.push((z, log10_normal_p(z)));
+                }
             }
-        };
-        if score.1 > normal.1 { score } else { normal }
+        }
+        // The union of the intervals excludes 0 only when each does: the largest p decides.
+        tests
+            .into_iter()
+            .fold((0.0, f64::MIN), |a, b| if b.1 > a.1 { b } else { a })
+    }
+}
+
+/// The difference estimator of a per-text difference whose rectifier `r` is rare: `centre =
+/// mean_all(d̂) + mean_sample(r)`; as `|r| ≤ 2`, `Var(r) ≤ E[r²] = 4·E[r²/4]`, and `E[r²/4]`
+/// (a mean of values in `[0, 1]`) is bounded above by Wilson's formula at its sample mean `q̂`
+/// (conservative for such a mean: its variance is at most `μ(1 − μ)`), so the interval is
+/// `centre ± z·√(4·W⁺(q̂, n, z)/n)`, never of zero width.
+#[derive(Debug, Clone, Copy)]
+struct RareRectifier {
+    centre: f64,
+    quarter_square_mean: f64,
+    n: f64,
+}
+
+impl RareRectifier {
+    fn half_width(&self, z: f64) -> f64 {
+        let (q, n) = (self.quarter_square_mean, self.n);
+        let z2 = z * z;
+        let upper = (q + z2 / (2.0 * n) + z * (q * (1.0 - q) / n + z2 / (4.0 * n * n)).sqrt())
+            / (1.0 + z2 / n);
+        z * (4.0 * upper.min(1.0) / n).sqrt()
+    }
+
+    /// The statistic `z` at which the interval's edge reaches `null` (signed as `centre − null`):
+    /// the interval excludes `null` exactly for the levels whose `z` is below it. The half-width
+    /// grows with `z`, so bisection finds it (to a relative 1e-13).
+    fn inverted(&self, null: f64) -> f64 {
+        let d = (self.centre - null).abs();
+        if d == 0.0 {
+            return 0.0;
+        }
+        let mut hi = 1.0;
+        while self.half_width(hi) < d && hi < 1e300 {
+            hi *= 2.0;
+        }
+        let mut lo = 0.0;
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if self.half_width(mid) < d {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+            if hi - lo <= 1e-13 * hi {
+                break;
+            }
+        }
+        (self.centre - null).signum() * 0.5 * (lo + hi)
     }
 }
 

@@ -41,6 +41,8 @@ use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
 use crate::interval::{Level, wilson};
+use crate::paired::tango_difference;
+use crate::table::PairedTable;
 
 /// Why a profile whose figures are ratios (an extractor's micro F1 under corruption and
 /// rewriting) refuses a sampled teacher: the estimators here are for means, and a ratio's
@@ -244,66 +246,127 @@ pub struct PpiEstimate {
     pub all: u64,
 }
 
-/// Below this many sampled events (or non-events), observed or expected from the estimate, a
-/// sampled estimate "rests on few events": its normal interval is widened to include the
-/// score interval of the sample (Wilson's for a rate, Tango's for a paired difference) and the
-/// report marks it `few_events`. Chosen by the seeded simulation
-/// `tests/ppi_coverage.rs::few_events_threshold` (teacher rates 1–10 %, 5 % and 10 % samples):
-/// with the widening below 10 events the normal interval's under-coverage there (90–93 %)
-/// disappears, and above about 10 events the bare PPI++ interval already covers.
+/// Below this many sampled texts a sampled rate "rests on few events" and its normal interval
+/// is widened ([`estimate_rate`]); the report marks it `few_events`. Chosen by the seeded
+/// simulation `tests/ppi_coverage.rs::few_events_threshold` (teacher rates 1–10 %, students
+/// that follow the teacher or not, 5 % and 10 % samples), which prints the coverage at
+/// thresholds 0, 5, 10 and 20 and checks this one.
 pub const FEW_EVENTS: u64 = 10;
 
-/// Whether a sampled mean of 0/1 outcomes rests on few events ([`FEW_EVENTS`]): fewer than
-/// that many sampled events or non-events, observed, or expected at the estimate `θ̂`.
-pub fn few_events(sums: &PpiSums) -> bool {
+/// Which score intervals widen a sampled rate's normal interval, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Widening {
+    /// Few sampled events or non-events, observed or expected at the estimate: Wilson's
+    /// interval of the plain sample rate is included.
+    pub wilson: bool,
+    /// Few sampled texts whose outcome differs from its surrogate (the rectifier `Y − Ŷ` is
+    /// rare): the score interval of the λ = 1 (difference) estimator is included, the
+    /// surrogate's mean over every text plus Tango's interval of the sample's paired table
+    /// (outcome, surrogate).
+    pub rectifier: bool,
+}
+
+impl Widening {
+    /// Either.
+    pub fn any(self) -> bool {
+        self.wilson || self.rectifier
+    }
+}
+
+/// How a sampled mean of 0/1 outcomes and 0/1 surrogates is widened at the threshold `below`
+/// ([`FEW_EVENTS`] in reports; other values for the simulation that chose it). Nothing is
+/// widened without a labelled text, or for outcomes that are not 0/1.
+pub fn widening(sums: &PpiSums, below: u64) -> Widening {
     let n = sums.labelled;
+    let binary = sums.y_y == sums.y && sums.yhat_yhat == sums.yhat;
+    if n == 0 || !binary {
+        return Widening::default();
+    }
     let k = sums.y.clamp(0, n as i64).unsigned_abs();
     let observed = k.min(n - k);
     let expected = match sums.estimate_and_se(Tuning::Power) {
         Some((e, _, _)) => n as f64 * e.clamp(0.0, 1.0).min(1.0 - e.clamp(0.0, 1.0)),
         None => 0.0,
     };
-    observed < FEW_EVENTS || expected < FEW_EVENTS as f64
+    let t = rectifier_table(sums);
+    Widening {
+        wilson: observed < below || expected < below as f64,
+        rectifier: t.first_only + t.second_only < below,
+    }
+}
+
+/// Whether a sampled rate rests on few events at [`FEW_EVENTS`] ([`widening`]).
+pub fn few_events(sums: &PpiSums) -> bool {
+    widening(sums, FEW_EVENTS).any()
+}
+
+/// The sample's paired table of (outcome, surrogate) of a mean of 0/1 outcomes: `first_only`
+/// the texts with `Y = 1, Ŷ = 0`, `second_only` those with `Y = 0, Ŷ = 1`.
+pub(crate) fn rectifier_table(sums: &PpiSums) -> PairedTable {
+    let n = sums.labelled;
+    let b = (sums.y - sums.y_yhat).clamp(0, n as i64).unsigned_abs();
+    let c = (sums.yhat - sums.y_yhat).clamp(0, n as i64).unsigned_abs();
+    PairedTable {
+        both: n.saturating_sub(b + c),
+        first_only: b,
+        second_only: c,
+        neither: 0,
+    }
+}
+
+/// The surrogate's mean over every text: the λ = 1 estimator is it plus the sample's mean
+/// rectifier, whose interval is Tango's of [`rectifier_table`].
+pub(crate) fn surrogate_mean(sums: &PpiSums) -> f64 {
+    if sums.all == 0 {
+        return 0.0;
+    }
+    sums.yhat_all as f64 / sums.all as f64
 }
 
 /// The power-tuned estimate of a rate, limits clipped to `[0, 1]`.
 ///
-/// When the sample holds few events ([`few_events`]: fewer than [`FEW_EVENTS`] events or
-/// non-events) the normal interval is unreliable, and when every sampled text has the same
-/// outcome the tuning picks λ = 0 and the normal interval has zero width however small the
-/// sample (it would claim the full profile has no event from, say, 143 texts without one).
-/// The interval is then widened to include Wilson's score interval of the sample; everywhere
-/// else it is the PPI++ interval as is.
+/// Where the sample rests on few events ([`widening`] at [`FEW_EVENTS`]) the normal interval
+/// is unreliable (and with every sampled outcome the same it has zero width however small the
+/// sample); it is then widened to include Wilson's interval of the plain sample rate (few
+/// sampled events) and the score interval of the difference estimator (few sampled texts
+/// where outcome and surrogate differ); everywhere else it is the PPI++ interval as is.
 pub fn estimate_rate(sums: &PpiSums, level: Level) -> Option<PpiEstimate> {
-    estimate_rate_unclipped(sums, level).map(|mut e| {
+    estimate_rate_below(sums, level, FEW_EVENTS)
+}
+
+/// [`estimate_rate`] with another threshold than [`FEW_EVENTS`] (0: never widened), for the
+/// simulation that chooses it.
+pub fn estimate_rate_below(sums: &PpiSums, level: Level, below: u64) -> Option<PpiEstimate> {
+    estimate_rate_unclipped(sums, level, below).map(|mut e| {
         e.lower = e.lower.clamp(0.0, 1.0);
         e.upper = e.upper.clamp(0.0, 1.0);
         e
     })
 }
 
-/// [`estimate_rate`] before its limits are clipped to `[0, 1]`: a difference `x − θ` is taken
-/// from these so that clipping never moves 0 into or out of it.
-pub(crate) fn estimate_rate_unclipped(sums: &PpiSums, level: Level) -> Option<PpiEstimate> {
+/// [`estimate_rate_below`] before its limits are clipped to `[0, 1]`: a difference `x − θ` is
+/// taken from these so that clipping never moves 0 into or out of it.
+pub(crate) fn estimate_rate_unclipped(
+    sums: &PpiSums,
+    level: Level,
+    below: u64,
+) -> Option<PpiEstimate> {
     sums.estimate(Tuning::Power, level).map(|mut e| {
-        if rate_is_widened(sums) {
-            let w = wilson(
-                sums.y.clamp(0, sums.labelled as i64).unsigned_abs(),
-                sums.labelled,
-                level,
-            );
+        let widen = widening(sums, below);
+        if widen.wilson {
+            let k = sums.y.clamp(0, sums.labelled as i64).unsigned_abs();
+            let w = wilson(k, sums.labelled, level);
             e.lower = e.lower.min(w.lower);
             e.upper = e.upper.max(w.upper);
         }
+        if widen.rectifier {
+            let t = tango_difference(&rectifier_table(sums), level);
+            let offset = surrogate_mean(sums);
+            e.lower = e.lower.min(offset + t.lower);
+            e.upper = e.upper.max(offset + t.upper);
+        }
         e
     })
-}
-
-/// Whether [`estimate_rate`] widens a rate's interval with Wilson's: 0/1 outcomes on few
-/// events.
-pub(crate) fn rate_is_widened(sums: &PpiSums) -> bool {
-    let binary = sums.y_y == sums.y;
-    binary && few_events(sums)
 }
 
 /// The sums of a mean of 0/1 outcomes: `y` observed events, `yhat` surrogate events and `both`
@@ -401,15 +464,36 @@ mod tests {
         assert_eq!((normal.lower, normal.upper), (0.0, 0.0));
         let e = estimate_rate(&none, level).unwrap();
         assert_eq!((e.estimate, e.lower), (0.0, 0.0));
-        assert_eq!(e.upper, wilson(0, 143, level).upper);
-        assert!(e.upper > 0.02, "{e:?}");
+        // Wilson's (few events) and the difference estimator's (no text where outcome and
+        // surrogate differ: 6/3027 plus Tango's interval of a 0-vs-0 table) are both in it.
+        assert!(e.upper >= wilson(0, 143, level).upper, "{e:?}");
+        let tango = crate::paired::tango_difference(
+            &PairedTable {
+                both: 143,
+                ..PairedTable::default()
+            },
+            level,
+        );
+        assert!(
+            (e.upper - (6.0 / 3027.0 + tango.upper)).abs() < 1e-12,
+            "{e:?}"
+        );
+        assert_eq!(
+            widening(&none, FEW_EVENTS),
+            Widening {
+                wilson: true,
+                rectifier: true
+            }
+        );
         // Nothing but events: the mirror image.
         let all = binary_sums(143, 143, 143, 143, 3000, 3027);
         let e = estimate_rate(&all, level).unwrap();
         assert_eq!((e.estimate, e.upper), (1.0, 1.0));
-        assert_eq!(e.lower, wilson(143, 143, level).lower);
-        // A sample with events keeps its PPI++ interval.
-        let some = binary_sums(10, 9, 8, 143, 200, 3027);
+        assert!(e.lower <= wilson(143, 143, level).lower);
+        // A sample with many events, and many texts where outcome and surrogate differ (15 and
+        // 10), keeps its PPI++ interval.
+        let some = binary_sums(40, 35, 25, 143, 700, 3027);
+        assert!(!few_events(&some));
         let ppi = some.estimate(Tuning::Power, level).unwrap();
         let e = estimate_rate(&some, level).unwrap();
         assert_eq!(
