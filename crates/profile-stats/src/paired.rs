@@ -9,9 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::binomial::lower_tail_half;
 use crate::interval::{Interval, Level, Method, wilson_limits};
 use crate::normal::{ln_normal_two_sided_tail, normal_two_sided_tail};
-use crate::ppi::{
-    FEW_EVENTS, PpiSums, Tuning, estimate_rate_unclipped, rectifier_table, surrogate_mean, widening,
-};
+use crate::ppi::{FEW_EVENTS, PpiSums, RareRectifier, Tuning, estimate_rate_unclipped, widening};
 use crate::table::PairedTable;
 
 /// The name of a test, in the report.
@@ -480,8 +478,8 @@ impl SampledDifference {
                     }
                     if let Some(r) = self.rare_rectifier() {
                         let half = r.half_width(level.z());
-                        lower = lower.min(r.centre - half);
-                        upper = upper.max(r.centre + half);
+                        lower = lower.min(r.centre() - half);
+                        upper = upper.max(r.centre() + half);
                     }
                     (Some(e.estimate), lower, upper)
                 }
@@ -525,16 +523,7 @@ impl SampledDifference {
         if self.minus_from.is_some() || s.labelled == 0 || s.all == 0 {
             return None;
         }
-        let squares = s.y_y as f64 - 2.0 * s.y_yhat as f64 + s.yhat_yhat as f64;
-        if squares >= FEW_EVENTS as f64 {
-            return None;
-        }
-        let n = s.labelled as f64;
-        Some(RareRectifier {
-            centre: s.yhat_all as f64 / s.all as f64 + (s.y - s.yhat) as f64 / n,
-            quarter_square_mean: (squares / (4.0 * n)).clamp(0.0, 1.0),
-            n,
-        })
+        RareRectifier::of(s, 2.0, FEW_EVENTS)
     }
 
     /// The sampled texts' paired table of a difference estimated per text (outcomes −1, 0, 1:
@@ -582,14 +571,11 @@ impl SampledDifference {
                     let z = ratio_statistic(x - k / n, (x * (1.0 - x) / n).sqrt());
                     tests.push((z, log10_normal_p(z)));
                 }
-                if widen.rectifier {
-                    // Tango's interval of the mean rectifier, shifted by the surrogate's mean.
-                    let delta = x - surrogate_mean(&self.sums);
-                    let z = if (-1.0..=1.0).contains(&delta) {
-                        -tango_statistic(&rectifier_table(&self.sums), delta)
-                    } else {
-                        delta.signum() * f64::INFINITY
-                    };
+                if widen.rectifier
+                    && let Some(r) = RareRectifier::of(&self.sums, 1.0, u64::MAX)
+                {
+                    // Signed as the difference `x − θ` is.
+                    let z = -r.inverted(x);
                     tests.push((z, log10_normal_p(z)));
                 }
             }
@@ -608,55 +594,6 @@ impl SampledDifference {
         tests
             .into_iter()
             .fold((0.0, f64::MIN), |a, b| if b.1 > a.1 { b } else { a })
-    }
-}
-
-/// The difference estimator of a per-text difference whose rectifier `r` is rare: `centre =
-/// mean_all(d̂) + mean_sample(r)`; as `|r| ≤ 2`, `Var(r) ≤ E[r²] = 4·E[r²/4]`, and `E[r²/4]`
-/// (a mean of values in `[0, 1]`) is bounded above by Wilson's formula at its sample mean `q̂`
-/// (conservative for such a mean: its variance is at most `μ(1 − μ)`), so the interval is
-/// `centre ± z·√(4·W⁺(q̂, n, z)/n)`, never of zero width.
-#[derive(Debug, Clone, Copy)]
-struct RareRectifier {
-    centre: f64,
-    quarter_square_mean: f64,
-    n: f64,
-}
-
-impl RareRectifier {
-    fn half_width(&self, z: f64) -> f64 {
-        let (q, n) = (self.quarter_square_mean, self.n);
-        let z2 = z * z;
-        let upper = (q + z2 / (2.0 * n) + z * (q * (1.0 - q) / n + z2 / (4.0 * n * n)).sqrt())
-            / (1.0 + z2 / n);
-        z * (4.0 * upper.min(1.0) / n).sqrt()
-    }
-
-    /// The statistic `z` at which the interval's edge reaches `null` (signed as `centre − null`):
-    /// the interval excludes `null` exactly for the levels whose `z` is below it. The half-width
-    /// grows with `z`, so bisection finds it (to a relative 1e-13).
-    fn inverted(&self, null: f64) -> f64 {
-        let d = (self.centre - null).abs();
-        if d == 0.0 {
-            return 0.0;
-        }
-        let mut hi = 1.0;
-        while self.half_width(hi) < d && hi < 1e300 {
-            hi *= 2.0;
-        }
-        let mut lo = 0.0;
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if self.half_width(mid) < d {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-            if hi - lo <= 1e-13 * hi {
-                break;
-            }
-        }
-        (self.centre - null).signum() * 0.5 * (lo + hi)
     }
 }
 

@@ -41,7 +41,6 @@ use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
 use crate::interval::{Level, wilson};
-use crate::paired::tango_difference;
 use crate::table::PairedTable;
 
 /// Why a profile whose figures are ratios (an extractor's micro F1 under corruption and
@@ -260,9 +259,8 @@ pub struct Widening {
     /// interval of the plain sample rate is included.
     pub wilson: bool,
     /// Few sampled texts whose outcome differs from its surrogate (the rectifier `Y − Ŷ` is
-    /// rare): the score interval of the λ = 1 (difference) estimator is included, the
-    /// surrogate's mean over every text plus Tango's interval of the sample's paired table
-    /// (outcome, surrogate).
+    /// rare): the interval of the λ = 1 (difference) estimator with a bounded variance
+    /// ([`RareRectifier`]) is included.
     pub rectifier: bool,
 }
 
@@ -314,13 +312,81 @@ pub(crate) fn rectifier_table(sums: &PpiSums) -> PairedTable {
     }
 }
 
-/// The surrogate's mean over every text: the λ = 1 estimator is it plus the sample's mean
-/// rectifier, whose interval is Tango's of [`rectifier_table`].
-pub(crate) fn surrogate_mean(sums: &PpiSums) -> f64 {
-    if sums.all == 0 {
-        return 0.0;
+/// The difference (λ = 1) estimator of a mean whose rectifier `r = Y − Ŷ` is rare in the
+/// sample: `centre = mean_all(Ŷ) + mean_sample(r)`, the design-unbiased estimator whose only
+/// random term is the sample mean of `r`. With `|r| ≤ B` (1 for a rate, 2 for a difference of
+/// two), `Var(r) ≤ E[r²] = B²·E[r²/B²]`, and `E[r²/B²]` (a mean of values in `[0, 1]`) is
+/// bounded above by Wilson's formula at its sample mean `q̂` (conservative for such a mean: its
+/// variance is at most `μ(1 − μ)`), so the interval is `centre ± z·√(B²·W⁺(q̂, n, z)/n)`, never
+/// of zero width, and nested in `z`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RareRectifier {
+    centre: f64,
+    scaled_square_mean: f64,
+    bound: f64,
+    n: f64,
+}
+
+impl RareRectifier {
+    /// The estimator of `sums` when fewer than `below` is `Σr²` (so fewer sampled texts than
+    /// that have `r ≠ 0`), with `|r| ≤ bound`; `None` otherwise or without a labelled text.
+    pub(crate) fn of(sums: &PpiSums, bound: f64, below: u64) -> Option<RareRectifier> {
+        if sums.labelled == 0 || sums.all == 0 {
+            return None;
+        }
+        let squares = sums.y_y as f64 - 2.0 * sums.y_yhat as f64 + sums.yhat_yhat as f64;
+        if squares >= below as f64 {
+            return None;
+        }
+        let n = sums.labelled as f64;
+        Some(RareRectifier {
+            centre: sums.yhat_all as f64 / sums.all as f64 + (sums.y - sums.yhat) as f64 / n,
+            scaled_square_mean: (squares / (bound * bound * n)).clamp(0.0, 1.0),
+            bound,
+            n,
+        })
     }
-    sums.yhat_all as f64 / sums.all as f64
+
+    /// The interval's centre.
+    pub(crate) fn centre(&self) -> f64 {
+        self.centre
+    }
+
+    /// The half-width at the critical value `z`.
+    pub(crate) fn half_width(&self, z: f64) -> f64 {
+        let (q, n) = (self.scaled_square_mean, self.n);
+        let z2 = z * z;
+        let upper = (q + z2 / (2.0 * n) + z * (q * (1.0 - q) / n + z2 / (4.0 * n * n)).sqrt())
+            / (1.0 + z2 / n);
+        z * self.bound * (upper.min(1.0) / n).sqrt()
+    }
+
+    /// The statistic `z` at which the interval's edge reaches `null` (signed as `centre − null`):
+    /// the interval excludes `null` exactly for the levels whose `z` is below it. The half-width
+    /// grows with `z`, so bisection finds it (to a relative 1e-13).
+    pub(crate) fn inverted(&self, null: f64) -> f64 {
+        let d = (self.centre - null).abs();
+        if d == 0.0 {
+            return 0.0;
+        }
+        let mut hi = 1.0;
+        while self.half_width(hi) < d && hi < 1e300 {
+            hi *= 2.0;
+        }
+        let mut lo = 0.0;
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if self.half_width(mid) < d {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+            if hi - lo <= 1e-13 * hi {
+                break;
+            }
+        }
+        (self.centre - null).signum() * 0.5 * (lo + hi)
+    }
 }
 
 /// The power-tuned estimate of a rate, limits clipped to `[0, 1]`.
@@ -328,8 +394,8 @@ pub(crate) fn surrogate_mean(sums: &PpiSums) -> f64 {
 /// Where the sample rests on few events ([`widening`] at [`FEW_EVENTS`]) the normal interval
 /// is unreliable (and with every sampled outcome the same it has zero width however small the
 /// sample); it is then widened to include Wilson's interval of the plain sample rate (few
-/// sampled events) and the score interval of the difference estimator (few sampled texts
-/// where outcome and surrogate differ); everywhere else it is the PPI++ interval as is.
+/// sampled events) and the bounded-variance interval of the difference estimator
+/// ([`RareRectifier`]: few sampled texts where outcome and surrogate differ); everywhere else it is the PPI++ interval as is.
 pub fn estimate_rate(sums: &PpiSums, level: Level) -> Option<PpiEstimate> {
     estimate_rate_below(sums, level, FEW_EVENTS)
 }
@@ -359,11 +425,12 @@ pub(crate) fn estimate_rate_unclipped(
             e.lower = e.lower.min(w.lower);
             e.upper = e.upper.max(w.upper);
         }
-        if widen.rectifier {
-            let t = tango_difference(&rectifier_table(sums), level);
-            let offset = surrogate_mean(sums);
-            e.lower = e.lower.min(offset + t.lower);
-            e.upper = e.upper.max(offset + t.upper);
+        if widen.rectifier
+            && let Some(r) = RareRectifier::of(sums, 1.0, u64::MAX)
+        {
+            let half = r.half_width(level.z());
+            e.lower = e.lower.min(r.centre() - half);
+            e.upper = e.upper.max(r.centre() + half);
         }
         e
     })
@@ -465,19 +532,12 @@ mod tests {
         let e = estimate_rate(&none, level).unwrap();
         assert_eq!((e.estimate, e.lower), (0.0, 0.0));
         // Wilson's (few events) and the difference estimator's (no text where outcome and
-        // surrogate differ: 6/3027 plus Tango's interval of a 0-vs-0 table) are both in it.
+        // surrogate differ) are both in it.
+        // 6/3027 plus the bounded-variance half-width with no rectifier in 143 texts.
+        let r = RareRectifier::of(&none, 1.0, u64::MAX).unwrap();
+        let half = r.half_width(level.z());
+        assert!((e.upper - (6.0 / 3027.0 + half)).abs() < 1e-12, "{e:?}");
         assert!(e.upper >= wilson(0, 143, level).upper, "{e:?}");
-        let tango = crate::paired::tango_difference(
-            &PairedTable {
-                both: 143,
-                ..PairedTable::default()
-            },
-            level,
-        );
-        assert!(
-            (e.upper - (6.0 / 3027.0 + tango.upper)).abs() < 1e-12,
-            "{e:?}"
-        );
         assert_eq!(
             widening(&none, FEW_EVENTS),
             Widening {

@@ -496,3 +496,55 @@ fn f1_interval_covers_at_about_its_level_where_the_delta_method_collapses() {
     let (_, delta) = coverage(50, 3, 0.002, 1500, 0x5eed + 3);
     assert!(delta < 0.85, "the delta method covers {delta} there");
 }
+
+/// A teacher sample that drew no text: every estimated figure is `null` with the reason, in
+/// the figures and in the bare profile, never the student's own figures (issue 35: a teacher
+/// violation rate of 0.6 where the full run said 0).
+#[test]
+fn a_report_without_a_sampled_text_marks_its_estimates_unavailable() {
+    // Ten texts, none sampled; the student changes its answer on six of them.
+    let texts: Vec<SampledText> = (0..10)
+        .map(|k| (true, [(true, k % 2 == 0); 2], (k < 6, false), false))
+        .collect();
+    let report = sampled_report(&texts);
+    report.validate().unwrap();
+    let json = report.to_json();
+    let case = &json["invariances"]["case"];
+    assert_eq!(case["teacher_violation"]["estimate"], Value::Null);
+    assert_eq!(case["student_violation"]["estimate"], 0.6);
+    assert!(
+        case["estimated"]["unavailable"]
+            .as_str()
+            .unwrap()
+            .contains("no text was sampled")
+    );
+    assert_eq!(
+        case["student_vs_teacher"]["difference"]["estimate"],
+        Value::Null
+    );
+    assert_eq!(case["student_vs_teacher"]["p"], 1.0);
+    assert_eq!(case["student_vs_teacher"]["significant"], false);
+    let a = &json["corruptions"]["a"];
+    assert_eq!(a["agreement"]["estimate"], Value::Null);
+    assert!(a["estimated"]["unavailable"].is_string());
+    let profile = &json["profile"];
+    assert_eq!(
+        profile["invariances"]["case"]["teacher_violation_rate"],
+        Value::Null
+    );
+    assert_eq!(
+        profile["invariances"]["case"]["student_violation_rate"],
+        0.6
+    );
+    assert_eq!(profile["corruptions"]["a"], Value::Null);
+    assert_eq!(profile["clean_agreement"], 1.0);
+    // With a sampled text, no reason is given.
+    let mut one = texts.clone();
+    one[0].3 = true;
+    let json = sampled_report(&one).to_json();
+    assert_eq!(
+        json["invariances"]["case"]["estimated"].get("unavailable"),
+        None
+    );
+    assert!(json["profile"]["invariances"]["case"]["teacher_violation_rate"].is_number());
+}
