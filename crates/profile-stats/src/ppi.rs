@@ -29,7 +29,9 @@
 //! from a superpopulation. A profile's target is the full-profile value on *these* texts, and
 //! the labelled texts are a uniform sample *of* them (their surrogates are among the `N`). For
 //! a fixed `λ`, `(1/N)Σ λŶ` is then a constant and the sample term is a simple random sample
-//! mean (Bernoulli sampling is a simple random sample given its size), with variance
+//! mean — when the texts are distinct: the draw is per distinct text, so repeats are in or out
+//! together and the sample of lines is then a cluster sample, which this variance does not
+//! describe (docs/teacher-budget.md) — with variance
 //! `(1 − n/N)·S²/n`. The interval above uses `S²/n` (no finite-population correction) plus the
 //! variance of the surrogate term: it is wider than the design variance needs, so its coverage
 //! of the finite-population value is at least nominal, asymptotically. The coverage test
