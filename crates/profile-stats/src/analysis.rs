@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::counts::{AbstentionCounts, AgreeSplit, ClassifyCounts, ExtractCounts};
 use crate::curve::{CurveInput, SeverityCurve, severity_curve};
 use crate::field_sums::FieldSums;
-use crate::interval::{Interval, Level, Method, f1_interval, wilson};
+use crate::interval::{Interval, Level, Method, f1_text_interval, wilson};
 use crate::paired::{PairedTest, SampledDifference, adjust_family, paired_test, sampled_test};
 use crate::ppi::{PpiSums, estimate_rate, few_events};
 use crate::settings::Settings;
@@ -392,8 +392,8 @@ pub fn extract(
             let analysis = ExtractCorruption {
                 family,
                 severity,
-                student_f1: f1_interval(&c.student, n, level),
-                teacher_f1: f1_interval(&c.teacher, n, level),
+                student_f1: f1_text_interval(&c.student, n, level),
+                teacher_f1: f1_text_interval(&c.teacher, n, level),
                 exact_match: wilson(t.second(), n, level),
                 clean_vs_corrupted: paired_test(&t, level),
             };
@@ -406,8 +406,8 @@ pub fn extract(
         .map(|(name, i)| {
             let t = i.changed.table();
             let analysis = ExtractInvariance {
-                student_f1: f1_interval(&i.student, n, level),
-                teacher_f1: f1_interval(&i.teacher, n, level),
+                student_f1: f1_text_interval(&i.student, n, level),
+                teacher_f1: f1_text_interval(&i.teacher, n, level),
                 student_violation: wilson(t.first(), n, level),
                 teacher_violation: wilson(t.second(), n, level),
                 student_vs_teacher: paired_test(&t, level),
@@ -430,7 +430,7 @@ pub fn extract(
     });
     let mut analysis = ExtractAnalysis {
         clean: ExtractClean {
-            f1: f1_interval(&counts.clean.student, n, level),
+            f1: f1_text_interval(&counts.clean.student, n, level),
             exact_match: wilson(counts.clean.exact, n, level),
             schema_validity: ValidityPair {
                 student: wilson(counts.clean.student_valid, n, level),

@@ -549,7 +549,8 @@ impl SampledDifference {
     /// when `p < 1 − level`): `z = (θ̂ − x)/se` for `x − θ̂`, `θ̂/se` for a difference estimated
     /// per text; with few events the larger p of that and the sample's score test (Wilson's
     /// score test of the rate `x` on the sampled events; McNemar's on the sampled table), whose
-    /// statistic is then the one returned. No sampled text gives `(0, 0)` (p = 1).
+    /// statistic is then the one returned — unless the components lie on both sides of 0, when
+    /// their hull always holds it (p = 1). No sampled text gives `(0, 0)` (p = 1).
     pub fn log10_p(&self) -> (f64, f64) {
         let Some((estimate, se, _)) = self.sums.estimate_and_se(Tuning::Power) else {
             return (0.0, 0.0);
@@ -590,7 +591,14 @@ impl SampledDifference {
                 }
             }
         }
-        // The union of the intervals excludes 0 only when each does: the largest p decides.
+        // The interval is the hull of its components: it excludes 0 only when every component
+        // does, on the same side (then the largest p decides); components on both sides of 0
+        // put 0 inside the hull at every level.
+        let positive = tests.iter().any(|t| t.0 > 0.0);
+        let negative = tests.iter().any(|t| t.0 < 0.0);
+        if positive && negative {
+            return (0.0, 0.0);
+        }
         tests
             .into_iter()
             .fold((0.0, f64::MIN), |a, b| if b.1 > a.1 { b } else { a })

@@ -16,7 +16,8 @@
 use profile_stats::{
     ClassifyCounts, ClassifySample, CorruptionInfo, Counts, FieldSums, Level, PairedTable,
     PairedTest, PpiSums, ProfileReport, SMALLEST_P, SampleDesign, SampledDifference,
-    SuiteDescriptor, adjust_family, f1_delta_interval, f1_interval, paired_test, sampled_test,
+    SuiteDescriptor, adjust_family, f1_delta_interval, f1_interval, f1_text_interval, paired_test,
+    sampled_test, wilson,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -547,4 +548,127 @@ fn a_report_without_a_sampled_text_marks_its_estimates_unavailable() {
         None
     );
     assert!(json["profile"]["invariances"]["case"]["teacher_violation_rate"].is_number());
+}
+
+/// Micro F1 coverage of the reports' interval (`f1_text_interval`) and of the earlier one
+/// (`f1_interval`) at few texts with errors spread over fields or clustered in a few texts
+/// (issue 35: 81–91 % at n = 5–50 when errors cluster). `fields` per text; spread: each field
+/// missed with probability 0.1 (`bad` = 0); clustered: a text is bad with probability `bad` and then
+/// misses each field with probability 0.8 (else 0.01). The truth is the superpopulation micro
+/// F1, 2E[tp] / (2E[tp] + E[fp] + E[fn]). Returns (ours, earlier).
+fn f1_cluster_coverage(n: u64, bad: f64, runs: u32, seed: u64) -> (f64, f64) {
+    let fields = 4u64;
+    let clustered = bad > 0.0;
+    let miss = 0.1;
+    let p_miss = |is_bad: bool| match (clustered, is_bad) {
+        (false, _) => miss,
+        (true, true) => 0.8,
+        (true, false) => 0.01,
+    };
+    // E[fn] per text and E[fp] (one invented field with probability miss/2 per text).
+    let e_fn = fields as f64
+        * if clustered {
+            bad * 0.8 + (1.0 - bad) * 0.01
+        } else {
+            miss
+        };
+    let e_tp = fields as f64 - e_fn;
+    let e_fp = if clustered {
+        bad * 0.8 + (1.0 - bad) * 0.01
+    } else {
+        miss
+    };
+    let truth = 2.0 * e_tp / (2.0 * e_tp + e_fp + e_fn);
+    let mut rng = Rng(seed);
+    let (mut ours, mut earlier) = (0u32, 0u32);
+    for _ in 0..runs {
+        let mut sums = FieldSums::default();
+        for _ in 0..n {
+            let is_bad = clustered && rng.chance(bad);
+            let m = p_miss(is_bad);
+            let tp = binomial(&mut rng, fields, 1.0 - m);
+            sums.record(tp, u64::from(rng.chance(m)), fields - tp);
+        }
+        let covers = |i: profile_stats::Interval| i.lower <= truth && truth <= i.upper;
+        ours += u32::from(covers(f1_text_interval(&sums, n, Level::DEFAULT)));
+        earlier += u32::from(covers(f1_interval(&sums, n, Level::DEFAULT)));
+    }
+    (
+        f64::from(ours) / f64::from(runs),
+        f64::from(earlier) / f64::from(runs),
+    )
+}
+
+fn f1_cluster_grid(runs: u32, at_least: f64) {
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for (i, n) in [5u64, 10, 50, 500].into_iter().enumerate() {
+        for bad in [0.0, 0.1, 0.03] {
+            let runs = if n == 500 { runs / 5 } else { runs };
+            let (ours, earlier) = f1_cluster_coverage(n, bad, runs, 0xf1 + i as u64);
+            let kind = if bad > 0.0 {
+                format!("clustered in {bad} of texts")
+            } else {
+                "spread".into()
+            };
+            report.push(format!(
+                "n={n} {kind}: {ours:.3} (earlier interval {earlier:.3})"
+            ));
+            // Clusters in 3 % of texts at n = 50 (1.5 bad texts expected, none in 22 % of the
+            // samples) are a known limit: no interval computed from such a sample sees them
+            // (measured 0.870, earlier interval 0.846); printed, not asserted.
+            if ours < at_least && !(bad == 0.03 && n == 50) {
+                failures.push(format!("n={n} {kind}: {ours}"));
+            }
+        }
+    }
+    eprintln!("F1 coverage at 95 %:\n  {}", report.join("\n  "));
+    assert!(failures.is_empty(), "{failures:?}\n{report:?}");
+}
+
+#[test]
+fn f1_text_interval_covers_with_clustered_errors() {
+    // 1,000 runs a cell (200 at n = 500): a binomial standard error of 0.7 points at 95 %.
+    f1_cluster_grid(1000, 0.93);
+}
+
+#[test]
+#[ignore = "a few seconds in release: cargo test --release -p capkit-profile-stats --test consistency -- --ignored"]
+fn f1_text_interval_covers_with_clustered_errors_full() {
+    f1_cluster_grid(10_000, 0.935);
+}
+
+/// Three perfect texts: not [0.824, 1] (Wilson over the nine fields) but at least as wide as
+/// the exact-match interval of three texts.
+#[test]
+fn perfect_texts_never_claim_more_than_their_exact_matches() {
+    for n in [2u64, 3, 5, 10, 100] {
+        let mut perfect = FieldSums::default();
+        perfect.record_n(3, 0, 0, n);
+        let i = f1_text_interval(&perfect, n, Level::DEFAULT);
+        let exact = wilson(n, n, Level::DEFAULT);
+        assert!(
+            i.lower <= exact.lower && i.upper == 1.0,
+            "n={n}: {i:?} vs {exact:?}"
+        );
+        assert_eq!(i.estimate, Some(1.0));
+    }
+}
+
+/// Student's t critical values against the tables (scipy.stats.t.ppf(0.975, df)).
+#[test]
+fn t_critical_values_match_the_tables() {
+    use profile_stats::t_critical;
+    for (df, want) in [
+        (1, 12.706_204_736),
+        (3, 3.182_446_305),
+        (4, 2.776_445_105),
+        (9, 2.262_157_163),
+        (49, 2.009_575_237),
+        (499, 1.964_729_6),
+    ] {
+        let got = t_critical(Level::DEFAULT, df);
+        assert!((got - want).abs() < 2e-3, "df {df}: {got} vs {want}");
+    }
+    assert!(t_critical(Level::DEFAULT, 0).is_infinite());
 }
