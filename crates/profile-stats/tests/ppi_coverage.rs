@@ -235,16 +235,30 @@ fn rare_events_get_the_wilson_widened_interval() {
 /// cell at 93.5 %.
 #[test]
 fn few_events_threshold() {
-    few_events_grid(150, 0.90, 35);
+    few_events_grid(&[0.01, 0.02, 0.05, 0.1], &[0.05, 0.1], 150, 0.90, 35);
 }
 
 #[test]
 #[ignore = "about a minute in release: cargo test --release -p capkit-profile-stats --test ppi_coverage -- --ignored"]
 fn few_events_threshold_full() {
-    few_events_grid(1000, 0.935, 3535);
+    few_events_grid(&[0.01, 0.02, 0.05, 0.1], &[0.05, 0.1], 1000, 0.935, 3535);
 }
 
-fn few_events_grid(profiles: usize, per_cell: f64, seed: u64) {
+/// Issue 35's grid for distinct texts: teacher flip rates 0–50 % × samples of 5, 10 and 25 %,
+/// 1,000 profiles a cell, every cell ≥ 93.5 % at `FEW_EVENTS`.
+#[test]
+#[ignore = "about 20 s in release: cargo test --release -p capkit-profile-stats --test ppi_coverage -- --ignored"]
+fn issue_grid_full() {
+    few_events_grid(
+        &[0.0, 0.01, 0.02, 0.05, 0.1, 0.3, 0.5],
+        &[0.05, 0.1, 0.25],
+        1000,
+        0.935,
+        353_535,
+    );
+}
+
+fn few_events_grid(rates: &[f64], fractions: &[f64], profiles: usize, per_cell: f64, seed: u64) {
     use profile_stats::{FEW_EVENTS, SampledDifference, estimate_rate_below};
     const TEXTS: usize = 2000;
     const THRESHOLDS: [u64; 4] = [0, 5, 10, 20];
@@ -260,8 +274,8 @@ fn few_events_grid(profiles: usize, per_cell: f64, seed: u64) {
     let mut report = String::new();
     let mut failures = Vec::new();
     let (mut pooled, mut pooled_trials) = (0usize, 0usize);
-    for rate in [0.01, 0.02, 0.05, 0.1] {
-        for fraction in [0.05, 0.1] {
+    for &rate in rates {
+        for &fraction in fractions {
             // covered[figure][threshold]; the pair uses [bare, report] in slots 0 and `at`.
             let mut covered = [[0usize; 4]; 4];
             let mut trials = [0usize; 4];
