@@ -85,7 +85,7 @@ pub fn extractive_capture_report<S: AsRef<str>, F: AsRef<str>>(
 /// let json = report.to_json();
 /// assert_eq!(json["counts"]["clean"]["student"]["tp"], 1);
 /// assert_eq!(json["clean"]["f1"]["estimate"], 2.0 / 3.0);
-/// assert_eq!(json["clean"]["f1"]["method"], "wilson_effective_f1");
+/// assert_eq!(json["clean"]["f1"]["method"], "wilson_effective_f1_t");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn extractive_profile_report<S: AsRef<str>, F: AsRef<str>>(

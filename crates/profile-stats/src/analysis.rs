@@ -12,9 +12,9 @@ use crate::counts::{
 };
 use crate::curve::{CurveInput, SeverityCurve, severity_curve};
 use crate::field_sums::FieldSums;
-use crate::interval::{Interval, Level, Method, f1_interval, wilson};
-use crate::paired::{PairedTest, SampledDifference, adjust_family, paired_test};
-use crate::ppi::{PpiSums, estimate_rate};
+use crate::interval::{Interval, Level, Method, f1_text_interval, wilson};
+use crate::paired::{PairedTest, SampledDifference, adjust_family, paired_test, sampled_test};
+use crate::ppi::{PpiSums, estimate_rate, few_events};
 use crate::settings::Settings;
 use crate::suite::SuiteDescriptor;
 
@@ -113,10 +113,24 @@ pub struct Estimated {
     pub method: String,
     /// The power-tuning weight chosen (`null` with no teacher answer).
     pub lambda: Option<f64>,
-    /// The paired test's `p` is McNemar's score test on the sampled texts only (Holm-adjusted
-    /// with the report's other tests).
+    /// What the paired test's `p` is computed on: the estimated difference itself (the
+    /// inversion of its interval, Holm-adjusted with the report's other tests).
     pub p_on: String,
+    /// Whether the estimate rests on few sampled events (fewer than [`crate::FEW_EVENTS`]
+    /// events or non-events, observed or expected): its interval then also holds the sample's
+    /// Wilson interval, and the page says so.
+    #[serde(default)]
+    pub few_events: bool,
+    /// Why the estimated figures are `null`: no text was sampled, so the teacher answered no
+    /// transformed text of this stage and nothing estimates them (the student's figures are
+    /// never put in their place). Absent when they are estimated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
 }
+
+/// The reason an estimated figure is unavailable without any sampled text.
+pub const NO_SAMPLED_TEXT: &str = "no text was sampled: the teacher answered no transformed \
+     text, so these figures are not estimated (null), never replaced by the student's";
 
 /// One invariance of a classifier report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -375,8 +389,10 @@ pub fn classify(
                 let figures = ["agreement", "clean_vs_corrupted.difference"];
                 let (rate, difference, how) = sampled(&sums, clean, level, figures);
                 analysis.agreement = rate;
-                analysis.clean_vs_corrupted.difference = difference.0;
-                analysis.clean_vs_corrupted.sampled = difference.1;
+                match difference.1 {
+                    Some(s) => analysis.clean_vs_corrupted = sampled_test(&t, s, level),
+                    None => analysis.clean_vs_corrupted.difference = difference.0,
+                }
                 analysis.estimated = Some(how);
             }
             (name.clone(), analysis)
@@ -403,8 +419,10 @@ pub fn classify(
                 let figures = ["teacher_violation", "student_vs_teacher.difference"];
                 let (rate, difference, how) = sampled(&sums, student, level, figures);
                 analysis.teacher_violation = rate;
-                analysis.student_vs_teacher.difference = difference.0;
-                analysis.student_vs_teacher.sampled = difference.1;
+                match difference.1 {
+                    Some(s) => analysis.student_vs_teacher = sampled_test(&t, s, level),
+                    None => analysis.student_vs_teacher.difference = difference.0,
+                }
                 analysis.estimated = Some(how);
             }
             (name.clone(), analysis)
@@ -492,7 +510,9 @@ fn sampled(
         texts: sums.all,
         method: Method::PpiPowerTuned.name().to_owned(),
         lambda: e.map(|e| e.lambda),
-        p_on: "the sampled texts (McNemar's score test)".into(),
+        p_on: "the estimated difference (ppi_wald: the inversion of its interval)".into(),
+        few_events: few_events(sums),
+        unavailable: (sums.labelled == 0).then(|| NO_SAMPLED_TEXT.to_owned()),
     };
     (rate, difference, how)
 }
@@ -514,8 +534,8 @@ pub fn extract(
             let analysis = ExtractCorruption {
                 family,
                 severity,
-                student_f1: f1_interval(&c.student, n, level),
-                teacher_f1: f1_interval(&c.teacher, n, level),
+                student_f1: f1_text_interval(&c.student, n, level),
+                teacher_f1: f1_text_interval(&c.teacher, n, level),
                 exact_match: wilson(t.second(), n, level),
                 clean_vs_corrupted: paired_test(&t, level),
             };
@@ -528,8 +548,8 @@ pub fn extract(
         .map(|(name, i)| {
             let t = i.changed.table();
             let analysis = ExtractInvariance {
-                student_f1: f1_interval(&i.student, n, level),
-                teacher_f1: f1_interval(&i.teacher, n, level),
+                student_f1: f1_text_interval(&i.student, n, level),
+                teacher_f1: f1_text_interval(&i.teacher, n, level),
                 student_violation: wilson(t.first(), n, level),
                 teacher_violation: wilson(t.second(), n, level),
                 student_vs_teacher: paired_test(&t, level),
@@ -552,7 +572,7 @@ pub fn extract(
     });
     let mut analysis = ExtractAnalysis {
         clean: ExtractClean {
-            f1: f1_interval(&counts.clean.student, n, level),
+            f1: f1_text_interval(&counts.clean.student, n, level),
             exact_match: wilson(counts.clean.exact, n, level),
             schema_validity: ValidityPair {
                 student: wilson(counts.clean.student_valid, n, level),

@@ -9,7 +9,9 @@ use std::ops::AddAssign;
 
 use crate::counts::FirstVsSecond;
 use crate::interval::Method;
-use crate::paired::{PairedTest, SampledDifference, adjust_family, paired_test};
+use crate::paired::{
+    PairedTest, SampledDifference, TestMethod, adjust_family, paired_test, sampled_test,
+};
 use crate::ppi::{PpiSums, Tuning};
 use crate::report::{ProfileReport, Task, check_format, field, methods, same, value};
 use crate::stages::{add_stages, named, same_stages};
@@ -239,11 +241,14 @@ struct PairEstimated {
     texts: u64,
     method: &'static str,
     lambda: Option<f64>,
+    /// Fewer than [`crate::FEW_EVENTS`] sampled texts where the two students' agreement
+    /// differs: the interval also holds Tango's interval of the sampled texts.
+    few_events: bool,
 }
 
 /// A pair's corruption test: Tango and McNemar's score test on the table, or with a teacher
-/// sample the prediction-powered interval of the difference (McNemar's `p` on the sampled
-/// texts; the interval widened to 0 when that test does not reject, see [`adjust_family`]).
+/// sample the prediction-powered interval of the per-text difference and the test that is its
+/// inversion ([`sampled_test`]).
 ///
 /// A stage against the teacher's clean answer compares the students' agreements with it
 /// instead: exact over every text, sample or not.
@@ -251,16 +256,17 @@ fn corruption_test(c: &PairAgreement, teacher_clean: bool, level: crate::Level) 
     if let (true, Some(t)) = (teacher_clean, &c.teacher_clean) {
         return paired_test(&t.table(), level);
     }
-    let mut test = paired_test(&c.agree.table(), level);
-    if let Some(sums) = &c.sampled {
-        let s = SampledDifference {
-            sums: *sums,
-            minus_from: None,
-        };
-        test.difference = s.interval(level);
-        test.sampled = Some(s);
+    let table = c.agree.table();
+    match &c.sampled {
+        Some(sums) => {
+            let s = SampledDifference {
+                sums: *sums,
+                minus_from: None,
+            };
+            sampled_test(&table, s, level)
+        }
+        None => paired_test(&table, level),
     }
-    test
 }
 
 /// The paired tests of one pair of students, per stage (first minus second), adjusted with every
@@ -438,11 +444,16 @@ impl Comparison {
                         .filter_map(|(k, c)| {
                             let s = c.sampled?;
                             let lambda = s.estimate(Tuning::Power, level).map(|e| e.lambda);
+                            let difference = SampledDifference {
+                                sums: s,
+                                minus_from: None,
+                            };
                             let how = PairEstimated {
                                 teacher_answers: s.labelled,
                                 texts: s.all,
                                 method: Method::PpiPowerTuned.name(),
                                 lambda,
+                                few_events: s.labelled > 0 && difference.few_events(),
                             };
                             Some((k.as_str(), how))
                         })
@@ -460,6 +471,10 @@ impl Comparison {
             g.insert(
                 Method::PpiPowerTuned.name().into(),
                 Method::PpiPowerTuned.description().into(),
+            );
+            g.insert(
+                TestMethod::PpiWald.name().into(),
+                TestMethod::PpiWald.description().into(),
             );
         }
         out.insert("methods".into(), glossary);

@@ -495,13 +495,12 @@ impl ClassifyCounts {
     ///
     /// A sampled profile's figures that need the teacher on transformed texts are their
     /// power-tuned prediction-powered estimates (at the default level, which does not move a
-    /// point estimate); with no sampled text, the surrogate's rate.
+    /// point estimate). With no sampled text nothing estimates them: they are NaN, which JSON
+    /// writes `null` (the report's `estimated.unavailable` says why), never the student's own
+    /// figures in the teacher's place.
     pub fn profile(&self, probes: Option<ProbePredictions>) -> CaptureProfile {
         let estimated = |sums: Option<PpiSums>| {
-            sums.map(|s| {
-                estimate_rate(&s, Level::DEFAULT)
-                    .map_or(rate(s.yhat_all as u64, s.all), |e| e.estimate)
-            })
+            sums.map(|s| estimate_rate(&s, Level::DEFAULT).map_or(f64::NAN, |e| e.estimate))
         };
         CaptureProfile {
             clean_agreement: rate(self.clean.agree, self.n),

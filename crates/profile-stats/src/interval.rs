@@ -79,6 +79,10 @@ pub enum Method {
     /// Wilson's interval for `J` at the effective number of fields (Kish's design effect from
     /// the delta-method variance over texts, never below 1), mapped to F1.
     WilsonEffectiveF1,
+    /// [`Method::WilsonEffectiveF1`] with Student's `t` over texts for the critical value and,
+    /// where no error (or nothing right) is seen, the texts' exact-match interval included
+    /// ([`f1_text_interval`]): what reports use since issue 35.
+    WilsonEffectiveF1T,
     /// Wilson's formula at the mean of `n` scores in `[0, 1]` ([`bounded_mean_interval`]):
     /// conservative, as such a score with mean μ has variance at most μ(1 − μ). Not in
     /// [`Method::ALL`]: typo-score pages use it, reports do not.
@@ -102,7 +106,7 @@ impl Method {
     /// Every method a full profile's report names, for its glossary.
     pub const ALL: [Method; 3] = [
         Method::Wilson,
-        Method::WilsonEffectiveF1,
+        Method::WilsonEffectiveF1T,
         Method::TangoScore,
     ];
 
@@ -115,6 +119,7 @@ impl Method {
             Method::PpiPowerTuned => PPI_METHOD,
             Method::TangoScore => "tango_score",
             Method::WilsonEffectiveF1 => "wilson_effective_f1",
+            Method::WilsonEffectiveF1T => "wilson_effective_f1_t",
             Method::WilsonBoundedMean => "wilson_bounded_mean",
         }
     }
@@ -154,6 +159,16 @@ impl Method {
                  in Korn & Graubard 1998, Survey Methodology 24:193-201), mapped to F1; never zero \
                  width at finite n (coverage checked by simulation in the tests); fewer than two \
                  texts, or no fields at all, give [0, 1]"
+            }
+            Method::WilsonEffectiveF1T => {
+                "micro F1 = 2J / (1 + J), J = tp / (tp + fp + fn): Wilson's interval for J at the \
+                 effective number of fields N / deff (deff = max(1, delta-method variance of J \
+                 over texts (ddof = 1) / (J (1 - J) / N)), Kish's design effect) with Student's t \
+                 quantile on n - 1 degrees of freedom (n texts; Cornish-Fisher, Abramowitz & \
+                 Stegun 26.7.5) as the critical value, mapped to F1; with no error in any text the \
+                 lower limit is at most the Wilson lower limit of n exact matches of n at that \
+                 critical value (and with nothing right the upper limit at least 1 minus it); \
+                 fewer than two texts, or no fields at all, give [0, 1]"
             }
             Method::WilsonBoundedMean => {
                 "Wilson's score interval at the mean of n scores in [0, 1] (for 0/1 scores, \
@@ -296,17 +311,45 @@ pub fn bounded_mean_interval(mean: f64, n: u64, level: Level) -> Interval {
 /// assert!(i.upper == 1.0 && i.lower < 1.0 && i.lower > 0.999);
 /// ```
 pub fn f1_interval(sums: &FieldSums, n: u64, level: Level) -> Interval {
-    let mut interval = Interval {
+    let mut interval = no_f1_interval(sums, n, level, Method::WilsonEffectiveF1);
+    if let Some(j) = effective_jaccard(sums, n, level.z()) {
+        interval.lower = if j.tp == 0.0 { 0.0 } else { f1_of(j.lower) };
+        interval.upper = if j.errors == 0.0 { 1.0 } else { f1_of(j.upper) };
+    }
+    interval
+}
+
+/// An F1 interval before its limits: the estimate (none without texts) and `[0, 1]`.
+fn no_f1_interval(sums: &FieldSums, n: u64, level: Level, method: Method) -> Interval {
+    Interval {
         estimate: (n > 0).then(|| sums.f1()),
         lower: 0.0,
         upper: 1.0,
         level: level.get(),
-        method: Method::WilsonEffectiveF1,
-    };
+        method,
+    }
+}
+
+/// `F1 = 2J/(1 + J)`.
+fn f1_of(j: f64) -> f64 {
+    2.0 * j / (1.0 + j)
+}
+
+/// Wilson's limits of the micro Jaccard index at the effective number of fields, at the
+/// critical value `crit`, with the totals they came from.
+struct EffectiveJaccard {
+    tp: f64,
+    errors: f64,
+    lower: f64,
+    upper: f64,
+}
+
+/// [`EffectiveJaccard`] of `n` texts; `None` for fewer than two texts or no field at all.
+fn effective_jaccard(sums: &FieldSums, n: u64, crit: f64) -> Option<EffectiveJaccard> {
     let (t, e) = (sums.tp as f64, (sums.fp + sums.fn_) as f64);
     let fields = t + e;
     if n < 2 || fields == 0.0 {
-        return interval;
+        return None;
     }
     let nf = n as f64;
     let deff = if t > 0.0 && e > 0.0 {
@@ -315,11 +358,74 @@ pub fn f1_interval(sums: &FieldSums, n: u64, level: Level) -> Interval {
     } else {
         1.0
     };
-    let (lower, upper) = wilson_formula(t / fields, fields / deff, level.z());
-    let f1 = |j: f64| 2.0 * j / (1.0 + j);
-    interval.lower = if t == 0.0 { 0.0 } else { f1(lower) };
-    interval.upper = if e == 0.0 { 1.0 } else { f1(upper) };
+    let (lower, upper) = wilson_formula(t / fields, fields / deff, crit);
+    Some(EffectiveJaccard {
+        tp: t,
+        errors: e,
+        lower,
+        upper,
+    })
+}
+
+/// The interval of micro F1 over `n` texts that reports use ([`Method::WilsonEffectiveF1T`]):
+/// [`f1_interval`]'s Wilson interval of the micro Jaccard index at the effective number of
+/// fields, with two changes for few texts, where the design effect is estimated from a handful
+/// of texts and errors clustered in one or two of them are easily missed:
+///
+/// * the critical value is Student's `t` with `n − 1` degrees of freedom instead of `z` (the
+///   design effect is a variance estimated over texts; [`t_critical`]);
+/// * when the texts show no error (or nothing right) at all — where no design effect can be
+///   estimated — the interval also holds the exact-match Wilson interval of the `n` texts at
+///   the same critical value, so three perfect texts never claim more than three perfect exact
+///   matches would.
+///
+/// Coverage: `tests/consistency.rs::f1_text_interval_covers_with_clustered_errors` (n = 5, 10,
+/// 50, 500; errors spread over fields or clustered in a few texts).
+pub fn f1_text_interval(sums: &FieldSums, n: u64, level: Level) -> Interval {
+    let mut interval = no_f1_interval(sums, n, level, Method::WilsonEffectiveF1T);
+    let crit = t_critical(level, n.saturating_sub(1));
+    let Some(j) = effective_jaccard(sums, n, crit) else {
+        return interval;
+    };
+    // Every text perfect (or every one wrong): the exact-match interval of the texts too.
+    let (texts_lower, _) = wilson_formula(1.0, n as f64, crit);
+    interval.lower = match (j.tp == 0.0, j.errors == 0.0) {
+        (true, _) => 0.0,
+        (false, true) => f1_of(j.lower).min(texts_lower),
+        (false, false) => f1_of(j.lower),
+    };
+    interval.upper = match (j.errors == 0.0, j.tp == 0.0) {
+        (true, _) => 1.0,
+        (false, true) => f1_of(j.upper).max(1.0 - texts_lower),
+        (false, false) => f1_of(j.upper),
+    };
     interval
+}
+
+/// The two-sided critical value of Student's `t` with `df` degrees of freedom at `level`, from
+/// the normal one by the Cornish–Fisher expansion (Abramowitz & Stegun 26.7.5, four terms):
+/// within 0.002 of the exact quantile at 95 % from 4 degrees of freedom on (2.7752 for 2.7764
+/// at 4), and never below `z`. Below 4 degrees of freedom the expansion is poor; the value at
+/// 4 is not enough there, so the exact 95 % values are scaled: `df` 1–3 use the exact quantile
+/// ratio to z at 95 % (12.706, 4.303, 3.182 over 1.960) applied to this level's z.
+pub fn t_critical(level: Level, df: u64) -> f64 {
+    let z = level.z();
+    if df == 0 {
+        return f64::INFINITY;
+    }
+    if df < 4 {
+        let ratio =
+            [12.706_204_736, 4.302_652_730, 3.182_446_305][(df - 1) as usize] / 1.959_963_985;
+        return z * ratio;
+    }
+    let v = df as f64;
+    let (z2, z3) = (z * z, z * z * z);
+    let (z5, z7, z9) = (z3 * z2, z3 * z2 * z2, z3 * z3 * z3);
+    let g1 = (z3 + z) / 4.0;
+    let g2 = (5.0 * z5 + 16.0 * z3 + 3.0 * z) / 96.0;
+    let g3 = (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / 384.0;
+    let g4 = (79.0 * z9 + 776.0 * z7 + 1482.0 * z5 - 1920.0 * z3 - 945.0 * z) / 92160.0;
+    (z + g1 / v + g2 / (v * v) + g3 / (v * v * v) + g4 / (v * v * v * v)).max(z)
 }
 
 /// The delta-method interval of micro F1 over `n` texts from its sufficient sums (reports use

@@ -13,7 +13,7 @@
 //!   over per-text outcomes (`record`) and add (`merge`): counts over two text sets merge into
 //!   exactly the counts over their union.
 //! * **Intervals** on every rate: Wilson score intervals ([`wilson`]) and, for micro F1, Wilson's
-//!   interval of the micro Jaccard index at the effective number of fields ([`f1_interval`],
+//!   interval of the micro Jaccard index at the effective number of fields ([`f1_text_interval`], [`f1_interval`],
 //!   never zero-width); the level is configurable ([`Level`], 95 % by default). Both match
 //!   statsmodels (fixtures in `fixtures/`).
 //! * **Paired tests** where the data are paired: McNemar's score test ([`mcnemar_score`]) and
@@ -114,14 +114,18 @@ pub use field_sums::FieldSums;
 pub use gate::{GATE_GRAMMAR, Gate, GateOutcome, Op, derived_alias, numeric_paths, readable};
 pub use interval::{
     Interval, Level, Method, PPI_DESCRIPTION, PPI_METHOD, bounded_mean_interval, f1_delta_interval,
-    f1_interval, wilson,
+    f1_interval, f1_text_interval, t_critical, wilson,
 };
-pub use normal::{normal_quantile, normal_two_sided_tail};
+pub use normal::{ln_normal_two_sided_tail, normal_quantile, normal_two_sided_tail};
 pub use paired::{
-    AdjustMethod, Adjustment, PairedTest, SampledDifference, TestMethod, adjust_family, holm,
-    mcnemar_exact, mcnemar_score, newcombe_difference, paired_test, tango_difference,
+    AdjustMethod, Adjustment, PPI_WALD_DESCRIPTION, PairedTest, SMALLEST_P, SampledDifference,
+    TestMethod, adjust_family, holm, holm_log10, mcnemar_exact, mcnemar_score, mcnemar_score_log10,
+    newcombe_difference, p_from_log10, paired_test, sampled_test, tango_difference,
 };
-pub use ppi::{PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning, estimate_rate};
+pub use ppi::{
+    FEW_EVENTS, PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning, Widening, estimate_rate,
+    estimate_rate_below, few_events, widening,
+};
 pub use report::{Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Task};
 pub use sample::{
     ClassifySample, ObservedVsSurrogate, SampleDesign, SampledCorruption, SampledInvariance,

@@ -108,10 +108,39 @@ pub fn normal_quantile(p: f64) -> f64 {
 /// Below `|x| = 2.5` the Maclaurin series of `erf` (at most about a 20-fold cancellation there);
 /// above, the classical continued fraction of `erfc` (Abramowitz & Stegun 7.1.14) evaluated by
 /// the modified Lentz method. Relative error about 1e-13 or better against scipy's
-/// `2 * norm.sf(|x|)` (fixture `mcnemar_score.json`); underflows to 0 past `|x| ≈ 38`.
+/// `2 * norm.sf(|x|)` (fixture `mcnemar_score.json`); underflows to 0 past `|x| ≈ 38.5`, where
+/// [`ln_normal_two_sided_tail`] still has the value.
 pub fn normal_two_sided_tail(x: f64) -> f64 {
+    match tail(x) {
+        Tail::Direct(p) => p,
+        Tail::Scaled { ln_exp, factor } => ln_exp.exp() * factor,
+    }
+}
+
+/// The natural logarithm of [`normal_two_sided_tail`], `ln P(|Z| ≥ |x|)`, finite for every
+/// finite `x` (about `−x²/2`): the tail is never rounded to 0, so a p-value far below the
+/// smallest double still orders tests by their statistic (`ln_normal_two_sided_tail(60.0)` is
+/// about −1804, where the tail itself underflows). NaN gives NaN, ±∞ gives −∞.
+pub fn ln_normal_two_sided_tail(x: f64) -> f64 {
+    match tail(x) {
+        Tail::Direct(p) => p.ln(),
+        Tail::Scaled { ln_exp, factor } => ln_exp + factor.ln(),
+    }
+}
+
+/// The two-sided tail, either as a number (where it cannot underflow) or as `exp(ln_exp) ·
+/// factor` with `factor` of moderate size, so its logarithm can be taken without underflow.
+enum Tail {
+    Direct(f64),
+    Scaled { ln_exp: f64, factor: f64 },
+}
+
+fn tail(x: f64) -> Tail {
     if x.is_nan() {
-        return f64::NAN;
+        return Tail::Direct(f64::NAN);
+    }
+    if x.is_infinite() {
+        return Tail::Direct(0.0);
     }
     let t = x.abs() / std::f64::consts::SQRT_2;
     if t < 2.5 / std::f64::consts::SQRT_2 {
@@ -125,7 +154,7 @@ pub fn normal_two_sided_tail(x: f64) -> f64 {
             term *= -t2 / k;
             sum += term / (2.0 * k + 1.0);
         }
-        return (1.0 - 2.0 / std::f64::consts::PI.sqrt() * sum).clamp(0.0, 1.0);
+        return Tail::Direct((1.0 - 2.0 / std::f64::consts::PI.sqrt() * sum).clamp(0.0, 1.0));
     }
     // erfc(t) = exp(−t²)/√π · 1/(t + (1/2)/(t + 1/(t + (3/2)/(t + 2/(t + …))))).
     let tiny = 1e-300;
@@ -151,7 +180,10 @@ pub fn normal_two_sided_tail(x: f64) -> f64 {
     let x = x.abs();
     let hi = x * x;
     let lo = x.mul_add(x, -hi);
-    (-hi / 2.0).exp() * (-lo / 2.0).exp() / std::f64::consts::PI.sqrt() / f
+    Tail::Scaled {
+        ln_exp: -hi / 2.0,
+        factor: (-lo / 2.0).exp() / std::f64::consts::PI.sqrt() / f,
+    }
 }
 
 #[cfg(test)]
@@ -178,6 +210,35 @@ mod tests {
         }
         assert!(normal_quantile(0.0).is_nan() && normal_quantile(1.0).is_nan());
         assert!(normal_quantile(f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn log_tails_agree_with_tails_and_never_underflow() {
+        for x in [0.0, 0.5, 1.0, 2.0, 2.5, 3.0, 10.0, 30.0, 37.0] {
+            let (p, ln) = (normal_two_sided_tail(x), ln_normal_two_sided_tail(x));
+            assert!(
+                (ln - p.ln()).abs() <= 1e-12 * p.ln().abs().max(1.0),
+                "x={x}"
+            );
+        }
+        // Reference: mpmath, log(erfc(x/sqrt(2))) at 50 digits.
+        for (x, want) in [(40.0, -803.9152948331938), (59.9, -1798.3237463698636)] {
+            assert_eq!(normal_two_sided_tail(x), 0.0);
+            let got = ln_normal_two_sided_tail(x);
+            assert!(
+                (got - want).abs() <= 1e-12 * want.abs(),
+                "x={x}: {got} vs {want}"
+            );
+        }
+        // Monotone far out: a larger statistic always has a smaller log tail.
+        let mut last = 0.0;
+        for i in 0..2000 {
+            let l = ln_normal_two_sided_tail(f64::from(i) * 0.05);
+            assert!(l <= last, "{i}");
+            last = l;
+        }
+        assert_eq!(ln_normal_two_sided_tail(f64::INFINITY), f64::NEG_INFINITY);
+        assert!(ln_normal_two_sided_tail(f64::NAN).is_nan());
     }
 
     #[test]

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::binomial::lower_tail_half;
 use crate::interval::{Interval, Level, Method, wilson_limits};
-use crate::normal::normal_two_sided_tail;
-use crate::ppi::{PpiSums, Tuning, estimate_rate};
+use crate::normal::{ln_normal_two_sided_tail, normal_two_sided_tail};
+use crate::ppi::{FEW_EVENTS, PpiSums, RareRectifier, Tuning, estimate_rate_unclipped, widening};
 use crate::table::PairedTable;
 
 /// The name of a test, in the report.
@@ -21,6 +21,10 @@ pub enum TestMethod {
     /// McNemar's asymptotic test without continuity correction: the score test of "no
     /// difference" whose inversion is Tango's interval.
     McnemarScore,
+    /// The test of "no difference" whose inversion is a sampled difference's interval
+    /// ([`SampledDifference::log10_p`]): the prediction-powered estimate over its standard
+    /// error, and, where the estimate rests on few events, the sample's score test too.
+    PpiWald,
 }
 
 impl TestMethod {
@@ -29,6 +33,7 @@ impl TestMethod {
         match self {
             TestMethod::McnemarExact => "mcnemar_exact",
             TestMethod::McnemarScore => "mcnemar_score",
+            TestMethod::PpiWald => "ppi_wald",
         }
     }
 
@@ -49,8 +54,46 @@ impl TestMethod {
                  Fagerland, Lydersen & Laake (2013, BMC Med Res Methodol 13:91) found it closer \
                  to the nominal level than the exact test, rarely above it, even at small n"
             }
+            TestMethod::PpiWald => PPI_WALD_DESCRIPTION,
         }
     }
+}
+
+/// What [`TestMethod::PpiWald`] means, for the glossary of a sampled report or comparison.
+pub const PPI_WALD_DESCRIPTION: &str = "the test of a sampled (prediction-powered) difference, \
+     the inversion of its interval: z = (estimate - null) / se with the estimate and standard \
+     error of ppi_power_tuned (null: the fully observed rate the estimated rate is subtracted \
+     from, or 0 for a difference estimated per text), two-sided normal p; when the estimate rests \
+     on few events (few_events) the interval also holds the sample's score interval, and p is \
+     the larger of that p and the sample's score test (Wilson's score test of the null rate; \
+     McNemar's on the sampled texts); se = 0 gives p = 1 at the null and otherwise the smallest \
+     positive double (log10_p = -1.7976931348623157e308: the data exclude the null outright)";
+
+/// The smallest positive double, the `p` a report shows where the p-value itself is below it
+/// (its `log10_p` still has the value): a `p` of 0 would claim certainty and tie every such
+/// test with every other.
+pub const SMALLEST_P: f64 = 5e-324;
+
+/// A p-value from its base-10 logarithm, never 0 (at least [`SMALLEST_P`]) and at most 1.
+pub fn p_from_log10(log10_p: f64) -> f64 {
+    if log10_p.is_nan() {
+        return 1.0;
+    }
+    10f64.powf(log10_p.min(0.0)).max(SMALLEST_P)
+}
+
+/// `log10` of a p-value from its natural logarithm, at most 0, finite (−∞, a p of exactly 0,
+/// becomes the most negative double, which JSON can hold); NaN is treated as p = 1.
+fn log10_from_ln(ln_p: f64) -> f64 {
+    if ln_p.is_nan() {
+        return 0.0;
+    }
+    (ln_p / std::f64::consts::LN_10).clamp(f64::MIN, 0.0)
+}
+
+/// `log10` of a two-sided normal p-value of statistic `z`, finite.
+fn log10_normal_p(z: f64) -> f64 {
+    log10_from_ln(ln_normal_two_sided_tail(z))
 }
 
 /// The exact two-sided McNemar p-value of a table with `first_only` and `second_only`
@@ -168,7 +211,18 @@ pub fn mcnemar_score(first_only: u64, second_only: u64) -> (f64, f64) {
         return (0.0, 1.0);
     }
     let z = (first_only as f64 - second_only as f64) / (m as f64).sqrt();
-    (z, normal_two_sided_tail(z))
+    (z, normal_two_sided_tail(z).max(SMALLEST_P))
+}
+
+/// [`mcnemar_score`]'s statistic and the base-10 logarithm of its p-value, computed in log
+/// space so it never underflows (`(0, 0.0)` without discordant pairs).
+pub fn mcnemar_score_log10(first_only: u64, second_only: u64) -> (f64, f64) {
+    let m = first_only + second_only;
+    if m == 0 {
+        return (0.0, 0.0);
+    }
+    let z = (first_only as f64 - second_only as f64) / (m as f64).sqrt();
+    (z, log10_normal_p(z))
 }
 
 /// Tango's score statistic for the paired difference `Δ = p₁ − p₂` of a table: positive when the
@@ -293,6 +347,36 @@ pub struct Adjustment {
     pub family: usize,
 }
 
+/// Holm-adjusted p-values of a family in log space: `log10` of each adjusted p, from `log10`
+/// of the raw ones (NaN is p = 1). Tests are ranked by their raw `log10 p` and, where those
+/// are equal, by position; equal raw values always get equal adjusted values (the running
+/// maximum carries the first of a tie to the others), so the position never shows.
+pub fn holm_log10(log10_p: &[f64]) -> Vec<f64> {
+    let m = log10_p.len();
+    let clean = |x: f64| if x.is_nan() { 0.0 } else { x.min(0.0) };
+    let order = holm_order(log10_p);
+    let mut adjusted = vec![0.0; m];
+    let mut running = f64::MIN;
+    for (rank, &i) in order.iter().enumerate() {
+        let step = ((m - rank) as f64).log10() + clean(log10_p[i]);
+        running = running.max(step.min(0.0));
+        adjusted[i] = running;
+    }
+    adjusted
+}
+
+/// The tests of a family in Holm's order: by raw `log10 p` (NaN as 0), ties by position.
+fn holm_order(log10_p: &[f64]) -> Vec<usize> {
+    let clean = |x: f64| if x.is_nan() { 0.0 } else { x.min(0.0) };
+    let mut order: Vec<usize> = (0..log10_p.len()).collect();
+    order.sort_by(|&i, &j| {
+        clean(log10_p[i])
+            .total_cmp(&clean(log10_p[j]))
+            .then(i.cmp(&j))
+    });
+    order
+}
+
 /// Holm-adjusted p-values of a family, in the given order (statsmodels'
 /// `multipletests(p, method="holm")[1]`). NaN is treated as 1.
 ///
@@ -302,10 +386,16 @@ pub struct Adjustment {
 /// assert_eq!(holm(&[0.01, 0.04, 0.03]), vec![0.03, 0.06, 0.06]);
 /// ```
 pub fn holm(p: &[f64]) -> Vec<f64> {
+    let clean = |x: f64| if x.is_nan() { 1.0 } else { x.clamp(0.0, 1.0) };
+    let mut order: Vec<usize> = (0..p.len()).collect();
+    order.sort_by(|&i, &j| clean(p[i]).total_cmp(&clean(p[j])));
+    holm_in_order(p, &order)
+}
+
+/// Holm's adjusted p-values with the tests taken in the given (ascending) order.
+fn holm_in_order(p: &[f64], order: &[usize]) -> Vec<f64> {
     let m = p.len();
     let clean = |x: f64| if x.is_nan() { 1.0 } else { x.clamp(0.0, 1.0) };
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by(|&i, &j| clean(p[i]).total_cmp(&clean(p[j])));
     let mut adjusted = vec![1.0; m];
     let mut running: f64 = 0.0;
     for (rank, &i) in order.iter().enumerate() {
@@ -326,10 +416,17 @@ pub struct PairedTest {
     pub test: TestMethod,
     /// Its signed statistic (`(b − c)/√(b + c)`, 0 without discordant pairs).
     pub statistic: f64,
-    /// The test's own two-sided p-value, before the adjustment.
+    /// The test's own two-sided p-value, before the adjustment (never 0: at least
+    /// [`SMALLEST_P`]).
     pub p_unadjusted: f64,
-    /// The adjusted p-value (see `adjustment`): the one to compare with `1 − level`.
+    /// `log10` of `p_unadjusted`, computed in log space: exact where `p_unadjusted` underflows.
+    #[serde(default)]
+    pub log10_p_unadjusted: f64,
+    /// The adjusted p-value (see `adjustment`): the one to compare with `1 − level` (never 0).
     pub p: f64,
+    /// `log10` of the adjusted p-value, computed in log space (Holm's steps on `log10`).
+    #[serde(default)]
+    pub log10_p: f64,
     /// How `p` is adjusted.
     pub adjustment: Adjustment,
     /// Whether "no difference" is rejected: `p < 1 − level` (then, and only then, the interval
@@ -359,16 +456,35 @@ pub struct SampledDifference {
 
 impl SampledDifference {
     /// The difference with its normal interval at `level`, limits in `[−1, 1]` (`None` and
-    /// `[−1, 1]` when the sample is empty).
+    /// `[−1, 1]` when the sample is empty). Where the estimate rests on few events
+    /// ([`SampledDifference::few_events`]) the interval also holds the sample's score interval:
+    /// Wilson's of the sampled rate (reflected: `x − ·`), or Tango's of the sampled texts' paired
+    /// table for a difference estimated per text.
     pub fn interval(&self, level: Level) -> Interval {
-        let e = match self.minus_from {
-            Some(_) => estimate_rate(&self.sums, level),
-            None => self.sums.estimate(Tuning::Power, level),
-        };
-        let (estimate, lower, upper) = match (self.minus_from, e) {
-            (Some(x), Some(e)) => (Some(x - e.estimate), x - e.upper, x - e.lower),
-            (None, Some(e)) => (Some(e.estimate), e.lower, e.upper),
-            (_, None) => (None, -1.0, 1.0),
+        let (estimate, lower, upper) = match self.minus_from {
+            // The rate's limits unclipped, so that clipping never moves 0 (only `[−1, 1]`,
+            // whose ends are far from it, bounds the difference).
+            Some(x) => match estimate_rate_unclipped(&self.sums, level, FEW_EVENTS) {
+                Some(e) => (Some(x - e.estimate), x - e.upper, x - e.lower),
+                None => (None, -1.0, 1.0),
+            },
+            None => match self.sums.estimate(Tuning::Power, level) {
+                Some(e) => {
+                    let (mut lower, mut upper) = (e.lower, e.upper);
+                    if self.few_discordant() {
+                        let t = tango_difference(&self.sampled_table(), level);
+                        lower = lower.min(t.lower);
+                        upper = upper.max(t.upper);
+                    }
+                    if let Some(r) = self.rare_rectifier() {
+                        let half = r.half_width(level.z());
+                        lower = lower.min(r.centre() - half);
+                        upper = upper.max(r.centre() + half);
+                    }
+                    (Some(e.estimate), lower, upper)
+                }
+                None => (None, -1.0, 1.0),
+            },
         };
         Interval {
             estimate,
@@ -378,17 +494,146 @@ impl SampledDifference {
             method: Method::PpiPowerTuned,
         }
     }
+
+    /// Whether the estimate rests on few sampled events ([`crate::FEW_EVENTS`]): for a rate,
+    /// few sampled events or non-events ([`crate::few_events`]); for a difference estimated per
+    /// text, few sampled texts where the two outcomes differ, or where the outcome differs
+    /// from its surrogate.
+    pub fn few_events(&self) -> bool {
+        match self.minus_from {
+            Some(_) => widening(&self.sums, FEW_EVENTS).any(),
+            None => self.few_discordant() || self.rare_rectifier().is_some(),
+        }
+    }
+
+    /// A difference estimated per text whose sample has fewer than [`FEW_EVENTS`] texts where
+    /// the two outcomes differ.
+    fn few_discordant(&self) -> bool {
+        let t = self.sampled_table();
+        self.minus_from.is_none()
+            && self.sums.labelled > 0
+            && t.first_only + t.second_only < FEW_EVENTS
+    }
+
+    /// A difference estimated per text whose rectifier `r = d − d̂` (in `[−2, 2]`) is rare in
+    /// the sample (`Σr² <` [`FEW_EVENTS`], so fewer texts than that have `r ≠ 0`): the
+    /// difference estimator `mean_all(d̂) + mean_sample(r)` with a bound on its variance.
+    fn rare_rectifier(&self) -> Option<RareRectifier> {
+        let s = &self.sums;
+        if self.minus_from.is_some() || s.labelled == 0 || s.all == 0 {
+            return None;
+        }
+        RareRectifier::of(s, 2.0, FEW_EVENTS)
+    }
+
+    /// The sampled texts' paired table of a difference estimated per text (outcomes −1, 0, 1:
+    /// `Σy = b − c`, `Σy² = b + c`); its concordant texts are all counted as `both`, which
+    /// neither Tango's interval nor McNemar's test looks at.
+    fn sampled_table(&self) -> PairedTable {
+        let s = &self.sums;
+        let n = s.labelled;
+        let discordant = s.y_y.clamp(0, n as i64);
+        let diff = s.y.clamp(-discordant, discordant);
+        let b = ((discordant + diff) / 2).unsigned_abs();
+        let c = ((discordant - diff) / 2).unsigned_abs();
+        PairedTable {
+            both: n.saturating_sub(b + c),
+            first_only: b,
+            second_only: c,
+            neither: 0,
+        }
+    }
+
+    /// The statistic and `log10` of the two-sided p-value of "the difference is 0", the
+    /// inversion of [`SampledDifference::interval`] (its interval at a level excludes 0 exactly
+    /// when `p < 1 − level`): `z = (θ̂ − x)/se` for `x − θ̂`, `θ̂/se` for a difference estimated
+    /// per text; with few events the larger p of that and the sample's score test (Wilson's
+    /// score test of the rate `x` on the sampled events; McNemar's on the sampled table), whose
+    /// statistic is then the one returned — unless the components lie on both sides of 0, when
+    /// their hull always holds it (p = 1). No sampled text gives `(0, 0)` (p = 1).
+    pub fn log10_p(&self) -> (f64, f64) {
+        let Some((estimate, se, _)) = self.sums.estimate_and_se(Tuning::Power) else {
+            return (0.0, 0.0);
+        };
+        // Signed as the difference is: `x − θ̂`, or `θ̂` itself.
+        let difference = match self.minus_from {
+            Some(x) => x - estimate,
+            None => estimate,
+        };
+        let z = ratio_statistic(difference, se);
+        let mut tests = vec![(z, log10_normal_p(z))];
+        match self.minus_from {
+            Some(x) => {
+                let widen = widening(&self.sums, FEW_EVENTS);
+                if widen.wilson {
+                    // Wilson's interval is the inversion of the score test of the rate.
+                    let n = self.sums.labelled as f64;
+                    let k = self.sums.y.clamp(0, self.sums.labelled as i64) as f64;
+                    let z = ratio_statistic(x - k / n, (x * (1.0 - x) / n).sqrt());
+                    tests.push((z, log10_normal_p(z)));
+                }
+                if widen.rectifier
+                    && let Some(r) = RareRectifier::of(&self.sums, 1.0, u64::MAX)
+                {
+                    // Signed as the difference `x − θ` is.
+                    let z = -r.inverted(x);
+                    tests.push((z, log10_normal_p(z)));
+                }
+            }
+            None => {
+                if self.few_discordant() {
+                    let t = self.sampled_table();
+                    tests.push(mcnemar_score_log10(t.first_only, t.second_only));
+                }
+                if let Some(r) = self.rare_rectifier() {
+                    let z = r.inverted(0.0);
+                    tests.push((z, log10_normal_p(z)));
+                }
+            }
+        }
+        // The interval is the hull of its components: it excludes 0 only when every component
+        // does, on the same side (then the largest p decides); components on both sides of 0
+        // put 0 inside the hull at every level.
+        let positive = tests.iter().any(|t| t.0 > 0.0);
+        let negative = tests.iter().any(|t| t.0 < 0.0);
+        if positive && negative {
+            return (0.0, 0.0);
+        }
+        tests
+            .into_iter()
+            .fold((0.0, f64::MIN), |a, b| if b.1 > a.1 { b } else { a })
+    }
+}
+
+/// `d / se`, with `se = 0` giving 0 at `d = 0` and ±∞ otherwise (a point interval excludes
+/// every other value at every level).
+fn ratio_statistic(d: f64, se: f64) -> f64 {
+    if se > 0.0 {
+        d / se
+    } else if d == 0.0 {
+        0.0
+    } else {
+        d.signum() * f64::INFINITY
+    }
 }
 
 impl PairedTest {
     /// The test re-levelled as part of a family: adjusted `p`, and the interval at `level`.
-    fn adjusted(mut self, p: f64, family: usize, interval_level: Level, alpha: f64) -> PairedTest {
+    fn adjusted(
+        mut self,
+        p: f64,
+        log10_p: f64,
+        family: usize,
+        interval_level: Level,
+        alpha: f64,
+    ) -> PairedTest {
         self.p = p;
+        self.log10_p = log10_p;
         self.adjustment.family = family;
         self.significant = p < alpha;
         // A prediction-powered difference is re-estimated at the step's level too; it and
-        // any other interval are widened to 0 when the test does not reject (the test is
-        // McNemar's on the sampled texts, not the interval's inversion).
+        // any other interval are widened to 0 when the test does not reject (each test is its
+        // interval's inversion already, up to the last bit: this makes it a law).
         self.difference = match (self.difference.method, self.sampled) {
             (Method::TangoScore, _) => consistent(
                 tango_difference(&self.table, interval_level),
@@ -413,21 +658,51 @@ fn consistent(mut interval: Interval, significant: bool) -> Interval {
 
 /// Compares the two outcomes of a paired table on its own (a family of one).
 pub fn paired_test(table: &PairedTable, level: Level) -> PairedTest {
-    let (statistic, p) = mcnemar_score(table.first_only, table.second_only);
+    let (statistic, log10_p) = mcnemar_score_log10(table.first_only, table.second_only);
+    let p = mcnemar_score(table.first_only, table.second_only).1;
+    let test = (TestMethod::McnemarScore, statistic, p, log10_p);
+    alone(tango_difference(table, level), test, table, None, level)
+}
+
+/// A paired test whose difference is estimated from a teacher sample (a family of one): the
+/// difference's interval ([`SampledDifference::interval`]) and the test that is its inversion
+/// ([`SampledDifference::log10_p`], [`TestMethod::PpiWald`]), so the two cannot disagree.
+/// `table` is the sampled texts' table (kept, not tested).
+pub fn sampled_test(table: &PairedTable, sampled: SampledDifference, level: Level) -> PairedTest {
+    let (statistic, log10_p) = sampled.log10_p();
+    // The p-value itself where it does not underflow (the same number as `normal_two_sided_tail`).
+    let p = match normal_two_sided_tail(statistic) {
+        p if p >= 1e-300 && !statistic.is_nan() => p,
+        _ => p_from_log10(log10_p),
+    };
+    let test = (TestMethod::PpiWald, statistic, p, log10_p);
+    alone(sampled.interval(level), test, table, Some(sampled), level)
+}
+
+/// A test on its own: `test` is (method, statistic, p, log10 p).
+fn alone(
+    difference: Interval,
+    (test, statistic, p, log10_p): (TestMethod, f64, f64, f64),
+    table: &PairedTable,
+    sampled: Option<SampledDifference>,
+    level: Level,
+) -> PairedTest {
     let significant = p < 1.0 - level.get();
     PairedTest {
-        difference: consistent(tango_difference(table, level), significant),
-        test: TestMethod::McnemarScore,
+        difference: consistent(difference, significant),
+        test,
         statistic,
         p_unadjusted: p,
+        log10_p_unadjusted: log10_p,
         p,
+        log10_p,
         adjustment: Adjustment {
             method: AdjustMethod::Holm,
             family: 1,
         },
         significant,
         table: *table,
-        sampled: None,
+        sampled,
     }
 }
 
@@ -441,24 +716,38 @@ pub fn adjust_family(tests: &mut [&mut PairedTest], level: Level) {
         return;
     }
     let alpha = 1.0 - level.get();
-    let raw: Vec<f64> = tests.iter().map(|t| t.p_unadjusted).collect();
-    let adjusted = holm(&raw);
-    let rejected = adjusted.iter().filter(|&&p| p < alpha).count();
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by(|&i, &j| {
-        adjusted[i]
-            .total_cmp(&adjusted[j])
-            .then(raw[i].total_cmp(&raw[j]))
-    });
+    // In log space, so p-values below the smallest double still rank by their statistic.
+    let raw: Vec<f64> = tests.iter().map(|t| t.log10_p_unadjusted).collect();
+    let adjusted = holm_log10(&raw);
+    let order = holm_order(&raw);
+    // The p-values themselves from the raw ones where no step underflows (the same numbers,
+    // to the last bit, as statsmodels' multipletests), from the logarithms where one does.
+    let direct = holm_in_order(
+        &tests.iter().map(|t| t.p_unadjusted).collect::<Vec<_>>(),
+        &order,
+    );
+    let p: Vec<f64> = direct
+        .iter()
+        .zip(&adjusted)
+        .map(|(&d, &l)| if d >= 1e-300 { d } else { p_from_log10(l) })
+        .collect();
+    let rejected = p.iter().filter(|&&p| p < alpha).count();
+    // A tie of raw p-values shares the Holm step of its first member: equal tables get equal
+    // intervals whatever their position (each of the tie is rejected at that step's level,
+    // as the first is, since their raw p is the same).
+    let mut step_rank = 0;
     for (rank, &i) in order.iter().enumerate() {
-        let divisor = if adjusted[i] < alpha {
-            m - rank
+        if rank == 0 || raw[i].total_cmp(&raw[order[rank - 1]]).is_ne() {
+            step_rank = rank;
+        }
+        let divisor = if p[i] < alpha {
+            m - step_rank
         } else {
             m - rejected
         };
         // 1 − alpha/k is strictly inside (0, 1) for k >= 1 and a valid level.
         let step = Level::new(1.0 - alpha / divisor.max(1) as f64).unwrap_or(level);
-        *tests[i] = tests[i].adjusted(adjusted[i], m, step, alpha);
+        *tests[i] = tests[i].adjusted(p[i], adjusted[i], m, step, alpha);
     }
 }
 

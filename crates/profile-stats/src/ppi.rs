@@ -29,7 +29,9 @@
 //! from a superpopulation. A profile's target is the full-profile value on *these* texts, and
 //! the labelled texts are a uniform sample *of* them (their surrogates are among the `N`). For
 //! a fixed `λ`, `(1/N)Σ λŶ` is then a constant and the sample term is a simple random sample
-//! mean (Bernoulli sampling is a simple random sample given its size), with variance
+//! mean — when the texts are distinct: the draw is per distinct text, so repeats are in or out
+//! together and the sample of lines is then a cluster sample, which this variance does not
+//! describe (docs/teacher-budget.md) — with variance
 //! `(1 − n/N)·S²/n`. The interval above uses `S²/n` (no finite-population correction) plus the
 //! variance of the surrogate term: it is wider than the design variance needs, so its coverage
 //! of the finite-population value is at least nominal, asymptotically. The coverage test
@@ -41,6 +43,7 @@ use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
 use crate::interval::{Level, wilson};
+use crate::table::PairedTable;
 
 /// Why a profile whose figures are ratios (an extractor's micro F1 under corruption and
 /// rewriting) refuses a sampled teacher: the estimators here are for means, and a ratio's
@@ -140,6 +143,23 @@ impl PpiSums {
     /// The prediction-powered estimate and interval with the given tuning; `None` when no text
     /// is labelled (nothing was observed, so no interval can be valid).
     pub fn estimate(&self, tuning: Tuning, level: Level) -> Option<PpiEstimate> {
+        let (estimate, se, lambda) = self.estimate_and_se(tuning)?;
+        let half = level.z() * se;
+        Some(PpiEstimate {
+            estimate,
+            lower: estimate - half,
+            upper: estimate + half,
+            lambda,
+            labelled: self.labelled,
+            all: self.all,
+        })
+    }
+
+    /// The point estimate `θ̂(λ)`, its standard error (the interval's half-width is `z` times
+    /// it) and `λ`; `None` when no text is labelled. Neither depends on the level, so a test
+    /// of `θ = θ₀` built on them (`(θ̂ − θ₀)/se`, [`crate::SampledDifference`]) is the exact
+    /// inversion of the interval.
+    pub fn estimate_and_se(&self, tuning: Tuning) -> Option<(f64, f64, f64)> {
         if self.labelled == 0 || self.all == 0 {
             return None;
         }
@@ -159,15 +179,7 @@ impl PpiSums {
         let rectifier_var = ((a - 2.0 * lambda * b + lambda * lambda * c) / (n * n)).max(0.0);
         let imputed_var = lambda * lambda * (u / (big_n * big_n)).max(0.0);
         let se = (imputed_var / big_n + rectifier_var / n).sqrt();
-        let half = level.z() * se;
-        Some(PpiEstimate {
-            estimate,
-            lower: estimate - half,
-            upper: estimate + half,
-            lambda,
-            labelled: self.labelled,
-            all: self.all,
-        })
+        Some((estimate, se, lambda))
     }
 }
 
@@ -235,25 +247,193 @@ pub struct PpiEstimate {
     pub all: u64,
 }
 
+/// Below this many sampled texts a sampled rate "rests on few events" and its normal interval
+/// is widened ([`estimate_rate`]); the report marks it `few_events`. Chosen by the seeded
+/// simulation `tests/ppi_coverage.rs::few_events_threshold` (teacher rates 1–10 %, students
+/// that follow the teacher or not, 5 % and 10 % samples), which prints the coverage at
+/// thresholds 0, 5, 10 and 20 and checks this one.
+pub const FEW_EVENTS: u64 = 10;
+
+/// Which score intervals widen a sampled rate's normal interval, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Widening {
+    /// Few sampled events or non-events, observed or expected at the estimate: Wilson's
+    /// interval of the plain sample rate is included.
+    pub wilson: bool,
+    /// Few sampled texts whose outcome differs from its surrogate (the rectifier `Y − Ŷ` is
+    /// rare): the interval of the λ = 1 (difference) estimator with a bounded variance
+    /// ([`RareRectifier`]) is included.
+    pub rectifier: bool,
+}
+
+impl Widening {
+    /// Either.
+    pub fn any(self) -> bool {
+        self.wilson || self.rectifier
+    }
+}
+
+/// How a sampled mean of 0/1 outcomes and 0/1 surrogates is widened at the threshold `below`
+/// ([`FEW_EVENTS`] in reports; other values for the simulation that chose it). Nothing is
+/// widened without a labelled text, or for outcomes that are not 0/1.
+pub fn widening(sums: &PpiSums, below: u64) -> Widening {
+    let n = sums.labelled;
+    let binary = sums.y_y == sums.y && sums.yhat_yhat == sums.yhat;
+    if n == 0 || !binary {
+        return Widening::default();
+    }
+    let k = sums.y.clamp(0, n as i64).unsigned_abs();
+    let observed = k.min(n - k);
+    let expected = match sums.estimate_and_se(Tuning::Power) {
+        Some((e, _, _)) => n as f64 * e.clamp(0.0, 1.0).min(1.0 - e.clamp(0.0, 1.0)),
+        None => 0.0,
+    };
+    let t = rectifier_table(sums);
+    Widening {
+        wilson: observed < below || expected < below as f64,
+        rectifier: t.first_only + t.second_only < below,
+    }
+}
+
+/// Whether a sampled rate rests on few events at [`FEW_EVENTS`] ([`widening`]).
+pub fn few_events(sums: &PpiSums) -> bool {
+    widening(sums, FEW_EVENTS).any()
+}
+
+/// The sample's paired table of (outcome, surrogate) of a mean of 0/1 outcomes: `first_only`
+/// the texts with `Y = 1, Ŷ = 0`, `second_only` those with `Y = 0, Ŷ = 1`.
+pub(crate) fn rectifier_table(sums: &PpiSums) -> PairedTable {
+    let n = sums.labelled;
+    let b = (sums.y - sums.y_yhat).clamp(0, n as i64).unsigned_abs();
+    let c = (sums.yhat - sums.y_yhat).clamp(0, n as i64).unsigned_abs();
+    PairedTable {
+        both: n.saturating_sub(b + c),
+        first_only: b,
+        second_only: c,
+        neither: 0,
+    }
+}
+
+/// The difference (λ = 1) estimator of a mean whose rectifier `r = Y − Ŷ` is rare in the
+/// sample: `centre = mean_all(Ŷ) + mean_sample(r)`, the design-unbiased estimator whose only
+/// random term is the sample mean of `r`. With `|r| ≤ B` (1 for a rate, 2 for a difference of
+/// two), `Var(r) ≤ E[r²] = B²·E[r²/B²]`, and `E[r²/B²]` (a mean of values in `[0, 1]`) is
+/// bounded above by Wilson's formula at its sample mean `q̂` (conservative for such a mean: its
+/// variance is at most `μ(1 − μ)`), so the interval is `centre ± z·√(B²·W⁺(q̂, n, z)/n)`, never
+/// of zero width, and nested in `z`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RareRectifier {
+    centre: f64,
+    scaled_square_mean: f64,
+    bound: f64,
+    n: f64,
+}
+
+impl RareRectifier {
+    /// The estimator of `sums` when fewer than `below` is `Σr²` (so fewer sampled texts than
+    /// that have `r ≠ 0`), with `|r| ≤ bound`; `None` otherwise or without a labelled text.
+    pub(crate) fn of(sums: &PpiSums, bound: f64, below: u64) -> Option<RareRectifier> {
+        if sums.labelled == 0 || sums.all == 0 {
+            return None;
+        }
+        let squares = sums.y_y as f64 - 2.0 * sums.y_yhat as f64 + sums.yhat_yhat as f64;
+        if squares >= below as f64 {
+            return None;
+        }
+        let n = sums.labelled as f64;
+        Some(RareRectifier {
+            centre: sums.yhat_all as f64 / sums.all as f64 + (sums.y - sums.yhat) as f64 / n,
+            scaled_square_mean: (squares / (bound * bound * n)).clamp(0.0, 1.0),
+            bound,
+            n,
+        })
+    }
+
+    /// The interval's centre.
+    pub(crate) fn centre(&self) -> f64 {
+        self.centre
+    }
+
+    /// The half-width at the critical value `z`.
+    pub(crate) fn half_width(&self, z: f64) -> f64 {
+        let (q, n) = (self.scaled_square_mean, self.n);
+        let z2 = z * z;
+        let upper = (q + z2 / (2.0 * n) + z * (q * (1.0 - q) / n + z2 / (4.0 * n * n)).sqrt())
+            / (1.0 + z2 / n);
+        z * self.bound * (upper.min(1.0) / n).sqrt()
+    }
+
+    /// The statistic `z` at which the interval's edge reaches `null` (signed as `centre − null`):
+    /// the interval excludes `null` exactly for the levels whose `z` is below it. The half-width
+    /// grows with `z`, so bisection finds it (to a relative 1e-13).
+    pub(crate) fn inverted(&self, null: f64) -> f64 {
+        let d = (self.centre - null).abs();
+        if d == 0.0 {
+            return 0.0;
+        }
+        let mut hi = 1.0;
+        while self.half_width(hi) < d && hi < 1e300 {
+            hi *= 2.0;
+        }
+        let mut lo = 0.0;
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if self.half_width(mid) < d {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+            if hi - lo <= 1e-13 * hi {
+                break;
+            }
+        }
+        (self.centre - null).signum() * 0.5 * (lo + hi)
+    }
+}
+
 /// The power-tuned estimate of a rate, limits clipped to `[0, 1]`.
 ///
-/// When every sampled text has the same outcome (no event at all, or nothing but events),
-/// the sample covaries with nothing, so the tuning picks λ = 0 and the estimate is the plain
-/// sample rate, 0 or 1, whose normal interval has zero width however small the sample: it
-/// would claim the full profile has no event from, say, 143 texts without one. The interval
-/// is then widened to include Wilson's score interval of the sample (never of zero width);
-/// everywhere else it is the PPI++ interval as is.
+/// Where the sample rests on few events ([`widening`] at [`FEW_EVENTS`]) the normal interval
+/// is unreliable (and with every sampled outcome the same it has zero width however small the
+/// sample); it is then widened to include Wilson's interval of the plain sample rate (few
+/// sampled events) and the bounded-variance interval of the difference estimator
+/// ([`RareRectifier`]: few sampled texts where outcome and surrogate differ); everywhere else it is the PPI++ interval as is.
 pub fn estimate_rate(sums: &PpiSums, level: Level) -> Option<PpiEstimate> {
+    estimate_rate_below(sums, level, FEW_EVENTS)
+}
+
+/// [`estimate_rate`] with another threshold than [`FEW_EVENTS`] (0: never widened), for the
+/// simulation that chooses it.
+pub fn estimate_rate_below(sums: &PpiSums, level: Level, below: u64) -> Option<PpiEstimate> {
+    estimate_rate_unclipped(sums, level, below).map(|mut e| {
+        e.lower = e.lower.clamp(0.0, 1.0);
+        e.upper = e.upper.clamp(0.0, 1.0);
+        e
+    })
+}
+
+/// [`estimate_rate_below`] before its limits are clipped to `[0, 1]`: a difference `x − θ` is
+/// taken from these so that clipping never moves 0 into or out of it.
+pub(crate) fn estimate_rate_unclipped(
+    sums: &PpiSums,
+    level: Level,
+    below: u64,
+) -> Option<PpiEstimate> {
     sums.estimate(Tuning::Power, level).map(|mut e| {
-        let binary = sums.y_y == sums.y;
-        let constant = sums.y == 0 || sums.y == sums.labelled as i64;
-        if binary && constant {
-            let w = wilson(sums.y.unsigned_abs(), sums.labelled, level);
+        let widen = widening(sums, below);
+        if widen.wilson {
+            let k = sums.y.clamp(0, sums.labelled as i64).unsigned_abs();
+            let w = wilson(k, sums.labelled, level);
             e.lower = e.lower.min(w.lower);
             e.upper = e.upper.max(w.upper);
         }
-        e.lower = e.lower.clamp(0.0, 1.0);
-        e.upper = e.upper.clamp(0.0, 1.0);
+        if widen.rectifier
+            && let Some(r) = RareRectifier::of(sums, 1.0, u64::MAX)
+        {
+            let half = r.half_width(level.z());
+            e.lower = e.lower.min(r.centre() - half);
+            e.upper = e.upper.max(r.centre() + half);
+        }
         e
     })
 }
@@ -353,15 +533,29 @@ mod tests {
         assert_eq!((normal.lower, normal.upper), (0.0, 0.0));
         let e = estimate_rate(&none, level).unwrap();
         assert_eq!((e.estimate, e.lower), (0.0, 0.0));
-        assert_eq!(e.upper, wilson(0, 143, level).upper);
-        assert!(e.upper > 0.02, "{e:?}");
+        // Wilson's (few events) and the difference estimator's (no text where outcome and
+        // surrogate differ) are both in it.
+        // 6/3027 plus the bounded-variance half-width with no rectifier in 143 texts.
+        let r = RareRectifier::of(&none, 1.0, u64::MAX).unwrap();
+        let half = r.half_width(level.z());
+        assert!((e.upper - (6.0 / 3027.0 + half)).abs() < 1e-12, "{e:?}");
+        assert!(e.upper >= wilson(0, 143, level).upper, "{e:?}");
+        assert_eq!(
+            widening(&none, FEW_EVENTS),
+            Widening {
+                wilson: true,
+                rectifier: true
+            }
+        );
         // Nothing but events: the mirror image.
         let all = binary_sums(143, 143, 143, 143, 3000, 3027);
         let e = estimate_rate(&all, level).unwrap();
         assert_eq!((e.estimate, e.upper), (1.0, 1.0));
-        assert_eq!(e.lower, wilson(143, 143, level).lower);
-        // A sample with events keeps its PPI++ interval.
-        let some = binary_sums(10, 9, 8, 143, 200, 3027);
+        assert!(e.lower <= wilson(143, 143, level).lower);
+        // A sample with many events, and many texts where outcome and surrogate differ (15 and
+        // 10), keeps its PPI++ interval.
+        let some = binary_sums(40, 35, 25, 143, 700, 3027);
+        assert!(!few_events(&some));
         let ppi = some.estimate(Tuning::Power, level).unwrap();
         let e = estimate_rate(&some, level).unwrap();
         assert_eq!(

@@ -239,6 +239,10 @@ impl ProfileReport {
                 Method::PpiPowerTuned.name().into(),
                 Method::PpiPowerTuned.description().into(),
             );
+            g.insert(
+                TestMethod::PpiWald.name().into(),
+                TestMethod::PpiWald.description().into(),
+            );
         }
         out.insert("methods".into(), glossary);
         Value::Object(out)
