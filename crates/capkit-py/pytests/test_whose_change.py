@@ -48,11 +48,13 @@ def suite():
 
 
 def teacher(text: str) -> str:
-    return "pos" if "good" in text.lower() else "neg"
+    # mixle's rule: a callable is first called with the list of texts and taken per item unless
+    # it returns a list of as many answers; a list of texts reads as "" here.
+    return "pos" if "good" in str(text).lower() and isinstance(text, str) else "neg"
 
 
 def student(text: str) -> str:
-    words = text.split()
+    words = text.split() if isinstance(text, str) else []
     return "pos" if any(w.startswith("g") for w in words) else "neg"
 
 
@@ -137,8 +139,9 @@ def test_the_ledger_is_the_command_lines(tmp_path):
     model.write_text(
         "import json, sys\n"
         "for line in sys.stdin:\n"
-        "    t = json.loads(line)['text']\n"
-        "    print(json.dumps({'label': 'pos' if 'good' in t.lower() else 'neg'}), flush=True)\n",
+        "    r = json.loads(line)\n"
+        "    label = 'pos' if 'good' in r['text'].lower() else 'neg'\n"
+        "    print(json.dumps({'id': r['id'], 'label': label}), flush=True)\n",
         encoding="utf-8",
     )
     cli = tmp_path / "cli.jsonl"

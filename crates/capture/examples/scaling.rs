@@ -1,5 +1,9 @@
 //! Memory and CPU of a classifier profile against the number of texts, in process:
-//! `cargo run --release -p capkit-capture --example scaling -- N [CHUNK]`.
+//! `cargo run --release -p capkit-capture --example scaling -- N [CHUNK] [LEDGER]`.
+//!
+//! With a third argument, the run also writes its per-text ledger there (`/dev/null` measures
+//! the ledger's memory and CPU without the disk: at 10 million texts and seven stages a real
+//! ledger is some 20 GB).
 //!
 //! Profiles N mostly distinct texts (workload A's sentence with its number `i`, so every text is
 //! new; every 10th text repeats an earlier one) under the workloads' suite and constant shared-label
@@ -34,12 +38,19 @@ fn main() {
         .next()
         .and_then(|a| a.parse().ok())
         .unwrap_or(suite_core::DEFAULT_CHUNK_SIZE);
+    let ledger_path = args.next();
     let (suite, (student, teacher)) = (suite(), models());
+    let mut ledger = ledger_path
+        .as_ref()
+        .map(|p| std::io::BufWriter::new(std::fs::File::create(p).unwrap()));
     let before = peak_rss_mb();
     let t0 = thread_cpu_ns();
     let mut run = CaptureRun::new(&student, &teacher, &suite)
         .unwrap()
         .with_chunk_size(chunk);
+    if let Some(l) = ledger.as_mut() {
+        run = run.with_ledger(l);
+    }
     let mut start = 0;
     while start < n {
         let end = (start + chunk).min(n);
@@ -51,7 +62,8 @@ fn main() {
     let cpu = (thread_cpu_ns() - t0) as f64 / 1e9;
     support::check(&profile);
     println!(
-        "texts={n} chunk={chunk} cpu_s={cpu:.3} cpu_us_per_text={:.3} rss_before_mb={before:.1} peak_rss_mb={:.1}",
+        "texts={n} chunk={chunk} ledger={} cpu_s={cpu:.3} cpu_us_per_text={:.3} rss_before_mb={before:.1} peak_rss_mb={:.1}",
+        ledger_path.as_deref().unwrap_or("none"),
         cpu * 1e6 / n.max(1) as f64,
         peak_rss_mb()
     );
