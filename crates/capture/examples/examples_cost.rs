@@ -53,7 +53,13 @@ fn main() {
         .unwrap_or(7);
     let texts = texts();
     let (student, teacher) = models();
-    compare("workload A (constant models)", &student, &teacher, &texts, runs);
+    compare(
+        "workload A (constant models)",
+        &student,
+        &teacher,
+        &texts,
+        runs,
+    );
     let student = PerItemFn::new(|t: &str| json!(t.contains("good")));
     let teacher = PerItemFn::new(|t: &str| json!(t.to_lowercase().contains("goo")));
     compare("label-dependent models", &student, &teacher, &texts, runs);

@@ -441,3 +441,49 @@ fn the_ledger_has_the_same_bytes_for_any_chunking_and_says_what_each_side_answer
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+    /// Every example listed is of its kind: its texts are what the stage made of a text of the
+    /// run, and the answers listed are the models' answers, changed as the kind says.
+    #[test]
+    fn every_example_listed_is_of_its_kind(
+        words in proptest::collection::vec(
+            proptest::collection::vec(proptest::sample::select(vec![
+                "good", "Good", "bad", "food", "bébé", "crème", "ad", "日本", "  x",
+            ]), 1..6),
+            0..40,
+        ),
+        chunk in 1usize..9,
+    ) {
+        let texts: Vec<String> = words.iter().map(|w| w.join(" ")).collect();
+        let suite = suite();
+        let report = with_examples(&texts, &suite, chunk);
+        let examples = report.examples.unwrap();
+        let form = |l: Label| profile_types::value::py_str(&l).to_string();
+        for (section, stage, kind, e) in examples.iter() {
+            let text = texts.iter().find(|t| key(t) == e.key).expect("a text of the run");
+            proptest::prop_assert_eq!(&e.student.clean, &form(student(text)));
+            proptest::prop_assert_eq!(&e.teacher.clean, &form(teacher(text)));
+            if section == "clean" {
+                proptest::prop_assert_ne!(student(text), teacher(text));
+                continue;
+            }
+            let transform = match section {
+                "corruptions" => suite.corruption(stage),
+                _ => suite.invariance(stage),
+            }
+            .unwrap();
+            let x = transform.apply(text);
+            proptest::prop_assert_eq!(e.transformed.as_deref(), Some(x.as_str()));
+            let changed = (student(&x) != student(text), teacher(&x) != teacher(text));
+            let want = match kind {
+                "student_only" => (true, false),
+                "teacher_only" => (false, true),
+                _ => (true, true),
+            };
+            proptest::prop_assert_eq!(changed, want, "{} {} {}", section, stage, kind);
+        }
+    }
+}

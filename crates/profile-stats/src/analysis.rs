@@ -52,6 +52,21 @@ pub struct ClassifyCorruption {
     /// answer, and who moved on each new disagreement (absent for older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub whose: Option<WhoseChange>,
+    /// The stage's headline as its reference makes it (a copy of [`ClassifyCorruption::headline`],
+    /// so that a gate can name it whatever the reference: `corruptions.NAME.headline.agreement`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<Headline>,
+}
+
+/// A corruption's headline figures against its reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Headline {
+    /// The reference (`teacher_transformed` or `teacher_clean`).
+    pub reference: Reference,
+    /// Agreement against the reference.
+    pub agreement: Interval,
+    /// Clean agreement minus `agreement`, paired by text.
+    pub clean_vs_corrupted: PairedTest,
 }
 
 /// One corruption's effect on each side, and the student against the teacher's clean answer.
@@ -383,6 +398,7 @@ pub fn classify(
                 whose: c
                     .change
                     .map(|c| whose_change(&c, n, labelled, sample.is_some(), level)),
+                headline: None,
             };
             if let Some(sums) = sample.and_then(|s| s.corruption_sums(name, n)) {
                 let clean = wilson(counts.clean.agree, n, level).estimate;
@@ -469,6 +485,16 @@ pub fn classify(
         abstention: counts.abstention.as_ref().map(|a| abstention(a, level)),
     };
     adjust_classify(&mut analysis, level);
+    for c in analysis.corruptions.values_mut() {
+        if c.whose.is_some() {
+            let (agreement, test) = c.headline();
+            c.headline = Some(Headline {
+                reference: c.reference,
+                agreement: agreement.clone(),
+                clean_vs_corrupted: test.clone(),
+            });
+        }
+    }
     analysis
 }
 
