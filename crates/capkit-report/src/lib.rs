@@ -54,6 +54,7 @@ mod style;
 pub mod svg;
 mod typo;
 mod verdict;
+mod whose;
 
 pub use document::{ComparisonDocument, Document, FileInfo, ProfileDocument, RunInfo, TextsInfo};
 pub use error::Error;

@@ -1,5 +1,6 @@
-//! Plain inline SVG charts, built by hand: a line chart with interval bands (severity curves)
-//! and an interval chart (rates with their intervals, side by side).
+//! Plain inline SVG charts, built by hand: a line chart with interval bands (severity curves),
+//! an interval chart (rates with their intervals, side by side), bar charts and stacked bars
+//! (parts of a whole: who moved on each new disagreement).
 //!
 //! Each chart first computes its geometry — where every point, band and mark lands in the
 //! chart's view box — as plain numbers ([`LineChart::geometry`], [`IntervalChart::geometry`]),
@@ -947,6 +948,180 @@ impl BarChart {
     }
 }
 
+/// One row of a stacked bar: a label and its parts (counts of texts), drawn as shares of their
+/// total so that rows of very different sizes read alike; the total is written beside the bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedRow {
+    /// The row's label (truncated in the chart; the table beside it has it whole).
+    pub label: String,
+    /// One count per part, in the chart's part order.
+    pub parts: Vec<u64>,
+}
+
+/// Horizontal bars split into parts (the new disagreements of each corruption, by whose answer
+/// moved: teacher only, student only, both), each bar 0 to 100 % of its row's total.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedBarChart {
+    /// A page-unique id (ASCII, never user text).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Description: the text alternative, every number of the chart in words.
+    pub desc: String,
+    /// The parts' names, in the order of each row's counts.
+    pub parts: Vec<String>,
+    /// What a row's total counts (`new disagreements`), written after it.
+    pub unit: String,
+    /// The rows.
+    pub rows: Vec<StackedRow>,
+}
+
+/// Where one part of a stacked bar lands (its rectangle spans the row's bar height).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SegmentGeometry {
+    /// Left edge.
+    pub x: f64,
+    /// Width (the part's share of the plot width).
+    pub width: f64,
+}
+
+/// Where one stacked row lands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedRowGeometry {
+    /// Top of the bar.
+    pub y: f64,
+    /// The label's baseline.
+    pub label_y: f64,
+    /// One segment per part (zero width for an empty part; none at all for an empty row).
+    pub segments: Vec<SegmentGeometry>,
+}
+
+/// Where a stacked bar chart's pieces land.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedGeometry {
+    /// The frame (its height grows with the rows).
+    pub frame: Frame,
+    /// The rows.
+    pub rows: Vec<StackedRowGeometry>,
+    /// Ticks: (share, x).
+    pub ticks: Vec<(f64, f64)>,
+}
+
+/// Height of a stacked bar.
+const STACK_BAR: f64 = 14.0;
+/// Space between stacked bars.
+const STACK_GAP: f64 = 10.0;
+
+/// Fill and outline of each part, in order: the teacher's grey and the student's black of the
+/// line and interval charts ([`style`] 1 and 0), then light grey outlined for both: three
+/// lightnesses, apart in greyscale too.
+pub const STACK_STYLES: [(&str, &str); 3] = [
+    ("#767676", "#767676"),
+    ("#1a1a1a", "#1a1a1a"),
+    ("#d9d9d9", "#1a1a1a"),
+];
+
+impl StackedBarChart {
+    /// Where every segment lands: each row's parts side by side from the plot's left, their
+    /// widths their shares of the row's total (an empty row has no segment).
+    pub fn geometry(&self) -> StackedGeometry {
+        let top = 8.0;
+        let per_row = STACK_BAR + STACK_GAP;
+        let frame = Frame {
+            width: 440.0,
+            height: top + per_row * self.rows.len() as f64 + 36.0,
+            left: 112.0,
+            right: 64.0,
+            top,
+            bottom: 36.0,
+        };
+        let xs = frame.x((0.0, 1.0));
+        let rows = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let y = top + per_row * i as f64 + STACK_GAP / 2.0;
+                let total: u64 = row.parts.iter().sum();
+                let mut segments = Vec::new();
+                if total > 0 {
+                    let mut before = 0u64;
+                    for &part in &row.parts {
+                        let x = xs.map(before as f64 / total as f64);
+                        before += part;
+                        segments.push(SegmentGeometry {
+                            x,
+                            width: xs.map(before as f64 / total as f64) - x,
+                        });
+                    }
+                }
+                StackedRowGeometry {
+                    y,
+                    label_y: y + STACK_BAR / 2.0 + 4.0,
+                    segments,
+                }
+            })
+            .collect();
+        let ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
+            .into_iter()
+            .map(|v| (v, xs.map(v)))
+            .collect();
+        StackedGeometry { frame, rows, ticks }
+    }
+
+    /// The chart as an inline `<svg>`.
+    pub fn render(&self) -> Markup {
+        let g = self.geometry();
+        let f = g.frame;
+        let (y0, y1) = (f.height - f.bottom, f.top);
+        let title_id = format!("{}-title", self.id);
+        let desc_id = format!("{}-desc", self.id);
+        html! {
+            svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
+                aria-labelledby=(format!("{title_id} {desc_id}")) {
+                title id=(title_id) { (self.title) }
+                desc id=(desc_id) { (self.desc) }
+                g.grid {
+                    @for &(v, x) in &g.ticks {
+                        line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
+                        text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (format!("{:.0} %", v * 100.0)) }
+                    }
+                }
+                @for (row, at) in self.rows.iter().zip(&g.rows) {
+                    text.tick x=(n(f.left - 8.0)) y=(n(at.label_y)) text-anchor="end" { (truncate(&row.label, 12)) }
+                    @for (k, seg) in at.segments.iter().enumerate() {
+                        @if seg.width > 0.0 {
+                            @let (fill, stroke) = STACK_STYLES[k % STACK_STYLES.len()];
+                            rect.segment x=(n(seg.x)) y=(n(at.y)) width=(n(seg.width)) height=(n(STACK_BAR)) fill=(fill) stroke=(stroke) {}
+                        }
+                    }
+                    text.value x=(n(f.width - f.right + 8.0)) y=(n(at.label_y)) {
+                        @match row.parts.iter().sum::<u64>() { 0 => "none", total => (total) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The legend of the parts (HTML), swatches drawn as the segments are.
+    pub fn legend(&self) -> Markup {
+        html! {
+            ul.legend {
+                @for (k, name) in self.parts.iter().enumerate() {
+                    @let (fill, stroke) = STACK_STYLES[k % STACK_STYLES.len()];
+                    li {
+                        svg.swatch viewBox="0 0 36 14" aria-hidden="true" {
+                            rect x="2" y="2" width="32" height="10" fill=(fill) stroke=(stroke) {}
+                        }
+                        " " (name)
+                    }
+                }
+                li { "(number: " (self.unit) ")" }
+            }
+        }
+    }
+}
+
 /// A coordinate with one decimal.
 fn n(v: f64) -> String {
     format!("{v:.1}")
@@ -1232,6 +1407,57 @@ mod tests {
         assert!(close(g.frame.height, 8.0 + 52.0 + 36.0));
         let svg = chart.render().into_string();
         assert!(svg.contains(r#"width="144.0""#) && svg.contains("0.500 / 0.250"));
+    }
+
+    #[test]
+    fn stacked_segments_are_shares_of_their_row() {
+        let chart = StackedBarChart {
+            id: "s1".into(),
+            title: "t".into(),
+            desc: "d".into(),
+            parts: vec!["teacher only".into(), "student only".into(), "both".into()],
+            unit: "new disagreements".into(),
+            rows: vec![
+                StackedRow {
+                    label: "typo_20".into(),
+                    parts: vec![584, 173, 101],
+                },
+                StackedRow {
+                    label: "quiet".into(),
+                    parts: vec![0, 0, 0],
+                },
+                StackedRow {
+                    label: "<script>".into(),
+                    parts: vec![0, 2, 2],
+                },
+            ],
+        };
+        let g = chart.geometry();
+        // Plot area x: 112 .. 376 (440 − 64), 264 units; rows 24 units apart from y = 8 + 5.
+        let x = |v: f64| 112.0 + 264.0 * v;
+        let row = &g.rows[0];
+        assert!(close(row.y, 13.0) && close(row.label_y, 13.0 + 7.0 + 4.0));
+        assert!(close(row.segments[0].x, 112.0));
+        assert!(close(row.segments[0].width, 264.0 * 584.0 / 858.0));
+        assert!(close(row.segments[1].x, x(584.0 / 858.0)));
+        assert!(close(row.segments[2].x + row.segments[2].width, 376.0));
+        // Segments tile the bar: each starts where the one before ends.
+        for w in row.segments.windows(2) {
+            assert!(close(w[0].x + w[0].width, w[1].x));
+        }
+        assert!(g.rows[1].segments.is_empty());
+        assert!(close(g.rows[1].y, 37.0));
+        let third = &g.rows[2].segments;
+        assert!(close(third[0].width, 0.0) && close(third[1].width, 132.0));
+        assert!(close(third[2].x, x(0.5)));
+        assert!(close(g.frame.height, 8.0 + 72.0 + 36.0));
+        assert!(close(g.ticks[2].1, x(0.5)));
+        let svg = chart.render().into_string();
+        // The empty part draws nothing; the empty row says so; labels are escaped.
+        assert_eq!(svg.matches("<rect class=\"segment\"").count(), 5, "{svg}");
+        assert!(svg.contains(">none<") && svg.contains(">858<"));
+        assert!(svg.contains("&lt;script&gt;") && !svg.contains("<script>"));
+        assert!(svg.contains(&format!(r#"width="{:.1}""#, 264.0 * 584.0 / 858.0)));
     }
 
     #[test]
