@@ -5,14 +5,14 @@ use maud::{Markup, html};
 use profile_stats::{Comparison, Interval, PairTests, PairedTest, ProfileReport, Task};
 
 use crate::document::ComparisonDocument;
-use crate::figures::Figures;
+use crate::figures::{Figures, interval_row};
 use crate::format::{
     invariance_verdict, p_value, percent, points_with_interval, rate_with_interval,
 };
 use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
 use crate::profile::{
-    CurveSeries, comparison_abstention, curve_figure, heat_cell, interval_row, methods, metric,
-    point_intervals, probes_section, settings_rows, suite_rows,
+    CurveSeries, comparison_abstention, curve_figure, heat_cell, methods, metric, point_intervals,
+    probes_section, settings_rows, suite_rows,
 };
 use crate::svg::{IntervalChart, IntervalGroup, legend};
 use crate::whose::{changed_cell, examples_section, no_op_note, reference_words};
@@ -159,11 +159,9 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
         let r = first.suite.reference(stage);
         (!r.is_default()).then(|| reference_words(r))
     };
-    let no_ops: Vec<&str> = figures.map(|f| f.no_op_stages()).unwrap_or_default();
     html! {
         section.stages {
             h3 { "Every stage" }
-            (no_op_note(&no_ops, n))
             (scroll(html! {
                 table.heat {
                     caption { (what) " per student and stage (darker is higher)" }

@@ -5,6 +5,8 @@
 use profile_stats::analysis::{self, AbstentionAnalysis, ClassifyAnalysis, ExtractAnalysis};
 use profile_stats::{Counts, Interval, PairedTest, ProfileReport, SeverityCurve};
 
+use crate::svg::IntervalRow;
+
 /// The figures of a report, by task.
 pub(crate) enum Figures {
     Classify(ClassifyAnalysis),
@@ -131,5 +133,16 @@ impl InvarianceRow<'_> {
     /// Whether the rewrite changed no text (it measures nothing).
     pub(crate) fn changed_nothing(&self) -> bool {
         self.texts_changed == Some(0)
+    }
+}
+
+/// A rate and its interval as a row of an interval chart.
+pub(crate) fn interval_row(label: &str, style: usize, i: &Interval) -> IntervalRow {
+    IntervalRow {
+        label: label.to_owned(),
+        style,
+        estimate: i.estimate,
+        lower: i.lower,
+        upper: i.upper,
     }
 }

@@ -11,15 +11,15 @@ use profile_types::value::py_str;
 use profile_types::{FieldBreakdown, Label};
 
 use crate::document::ProfileDocument;
-use crate::figures::{Figures, InvarianceRow};
+use crate::figures::{Figures, InvarianceRow, interval_row};
 use crate::format::{
     Direction, corruption_verdict, invariance_verdict, number, p_value, percent,
     points_with_interval, rate_with_interval,
 };
 use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
 use crate::style::heat;
-use crate::svg::{Curve, CurvePoint, IntervalChart, IntervalGroup, IntervalRow, LineChart, legend};
-use crate::whose::{self, MEASURES_NOTHING, changed_cell, reference_words};
+use crate::svg::{Curve, CurvePoint, IntervalChart, IntervalGroup, LineChart, legend};
+use crate::whose::{self, MEASURES_NOTHING, changed_cell, reference_short};
 
 /// What a report's curves measure, in words.
 pub(crate) fn metric(report: &ProfileReport) -> &'static str {
@@ -505,11 +505,17 @@ fn classify_corruptions(a: &ClassifyAnalysis, level: f64, n: u64) -> Markup {
                 h3 { "Corruptions" }
                 (scroll(html! {
                     table {
-                        caption { "Agreement with the teacher under each corruption (against the reference each stage declares), paired with the clean texts" }
+                        caption {
+                            "Agreement with the teacher under each corruption"
+                            @if counted { " (against the reference each stage declares)" }
+                            ", paired with the clean texts"
+                        }
                         thead { tr {
                             th scope="col" { "corruption" } th scope="col" { "family" } th.num scope="col" { "severity" }
                             @if counted { th scope="col" { "texts changed" } }
-                            th.num scope="col" { "agreement" } th.num scope="col" { "clean − corrupted" } th scope="col" { "verdict" }
+                            th.num scope="col" { "agreement" }
+                            @if counted { th scope="col" { "against" } }
+                            th.num scope="col" { "clean − corrupted" } th scope="col" { "verdict" }
                         } }
                         tbody {
                             @for (name, c) in &a.corruptions {
@@ -519,7 +525,8 @@ fn classify_corruptions(a: &ClassifyAnalysis, level: f64, n: u64) -> Markup {
                                     td { (c.family.as_deref().unwrap_or("—")) }
                                     td.num { (c.severity.map_or("—".to_owned(), number)) }
                                     @if counted { td { (changed_cell(c.texts_changed, n)) } }
-                                    td.num { (rate_with_interval(agreement)) br; span.note { (reference_words(c.reference)) } }
+                                    td.num { (rate_with_interval(agreement)) }
+                                    @if counted { td.against { (reference_short(c.reference)) } }
                                     td.num { (points_with_interval(&test.difference)) }
                                     td.verdict {
                                         @if c.changed_nothing() { span.noop { (MEASURES_NOTHING) } }
@@ -675,16 +682,6 @@ fn invariances_section(
                 }))
             }
         }
-    }
-}
-
-pub(crate) fn interval_row(label: &str, style: usize, i: &Interval) -> IntervalRow {
-    IntervalRow {
-        label: label.to_owned(),
-        style,
-        estimate: i.estimate,
-        lower: i.lower,
-        upper: i.upper,
     }
 }
 

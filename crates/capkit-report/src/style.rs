@@ -36,6 +36,7 @@ td.num, th.num, table.pairwise td { text-align: right; white-space: nowrap; }
 table.pairwise tr.folded td { text-align: left; white-space: normal; }
 td.text { overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
 td.verdict { min-width: 16em; }
+td.against { min-width: 6em; }
 tr.differs td { background: #fbe3b4; }
 tr.differs td:first-child { box-shadow: inset 5px 0 0 #1a1a1a; }
 .mark { font-weight: 700; }

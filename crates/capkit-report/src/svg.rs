@@ -60,6 +60,21 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// The frame of a 440-wide chart of horizontal bars: `rows` units of bars from the top
+    /// (8), an axis of ticks under them (36), labels in the `left` margin, values in the
+    /// `right` one.
+    pub fn of_rows(rows: f64, left: f64, right: f64) -> Frame {
+        let (top, bottom) = (8.0, 36.0);
+        Frame {
+            width: 440.0,
+            height: top + rows + bottom,
+            left,
+            right,
+            top,
+            bottom,
+        }
+    }
+
     /// The horizontal scale of the plot area for `domain`.
     pub fn x(&self, domain: (f64, f64)) -> Scale {
         Scale::new(domain, (self.left, self.width - self.right))
@@ -745,10 +760,7 @@ impl IntervalChart {
             }
             geometry.push(rows);
         }
-        let ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
-            .into_iter()
-            .map(|v| (v, xs.map(v)))
-            .collect();
+        let ticks = quarter_ticks(xs);
         IntervalGeometry {
             frame,
             headings,
@@ -762,20 +774,7 @@ impl IntervalChart {
         let g = self.geometry();
         let f = g.frame;
         let (x0, x1) = (f.left, f.width - f.right);
-        let (y0, y1) = (f.height - f.bottom, f.top);
-        let title_id = format!("{}-title", self.id);
-        let desc_id = format!("{}-desc", self.id);
-        html! {
-            svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
-                aria-labelledby=(format!("{title_id} {desc_id}")) {
-                title id=(title_id) { (self.title) }
-                desc id=(desc_id) { (self.desc) }
-                g.grid {
-                    @for &(v, x) in &g.ticks {
-                        line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
-                        text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (format!("{:.0} %", v * 100.0)) }
-                    }
-                }
+        let body = html! {
                 text.label x=(n((x0 + x1) / 2.0)) y=(n(f.height - 6.0)) text-anchor="middle" { (self.axis_label) }
                 @for ((group, heading), rows) in self.groups.iter().zip(&g.headings).zip(&g.rows) {
                     text.heading x="4" y=(n(*heading)) { (truncate(&group.heading, 34)) }
@@ -791,8 +790,14 @@ impl IntervalChart {
                         text.value x=(n(x1 + 8.0)) y=(n(at.y + 4.0)) { (crate::format::percent(row.estimate)) }
                     }
                 }
-            }
-        }
+        };
+        value_chart(
+            (&self.id, &self.title, &self.desc),
+            f,
+            &g.ticks,
+            tick_percent_whole,
+            body,
+        )
     }
 }
 
@@ -857,15 +862,8 @@ impl BarChart {
     /// Where every bar lands: x from 0 to 1 over the plot area, rows stacked from the top.
     pub fn geometry(&self) -> BarChartGeometry {
         let per_row = BAR * self.series.len().max(1) as f64 + BAR_GAP;
-        let top = 8.0;
-        let frame = Frame {
-            width: 440.0,
-            height: top + per_row * self.rows.len() as f64 + 36.0,
-            left: 56.0,
-            right: 96.0,
-            top,
-            bottom: 36.0,
-        };
+        let frame = Frame::of_rows(per_row * self.rows.len() as f64, 56.0, 96.0);
+        let top = frame.top;
         let xs = frame.x((0.0, 1.0));
         let rows = self
             .rows
@@ -891,10 +889,7 @@ impl BarChart {
                 (y + per_row / 2.0, bars)
             })
             .collect();
-        let ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
-            .into_iter()
-            .map(|v| (v, xs.map(v)))
-            .collect();
+        let ticks = quarter_ticks(xs);
         BarChartGeometry { frame, rows, ticks }
     }
 
@@ -902,20 +897,7 @@ impl BarChart {
     pub fn render(&self) -> Markup {
         let g = self.geometry();
         let f = g.frame;
-        let (y0, y1) = (f.height - f.bottom, f.top);
-        let title_id = format!("{}-title", self.id);
-        let desc_id = format!("{}-desc", self.id);
-        html! {
-            svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
-                aria-labelledby=(format!("{title_id} {desc_id}")) {
-                title id=(title_id) { (self.title) }
-                desc id=(desc_id) { (self.desc) }
-                g.grid {
-                    @for &(v, x) in &g.ticks {
-                        line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
-                        text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (crate::format::score(v)) }
-                    }
-                }
+        let body = html! {
                 @for (row, (label_y, bars)) in self.rows.iter().zip(&g.rows) {
                     text.tick x=(n(f.left - 8.0)) y=(n(label_y + 4.0)) text-anchor="end" { (truncate(&row.label, 8)) }
                     @for (k, bar) in bars.iter().enumerate() {
@@ -926,25 +908,19 @@ impl BarChart {
                         (row.values.iter().map(|v| crate::format::score(*v)).collect::<Vec<_>>().join(" / "))
                     }
                 }
-            }
-        }
+        };
+        value_chart(
+            (&self.id, &self.title, &self.desc),
+            f,
+            &g.ticks,
+            crate::format::score,
+            body,
+        )
     }
 
     /// The legend of the series (HTML).
     pub fn legend(&self) -> Markup {
-        html! {
-            ul.legend {
-                @for (k, name) in self.series.iter().enumerate() {
-                    @let (fill, stroke) = BAR_STYLES[k % BAR_STYLES.len()];
-                    li {
-                        svg.swatch viewBox="0 0 36 14" aria-hidden="true" {
-                            rect x="2" y="2" width="32" height="10" fill=(fill) stroke=(stroke) {}
-                        }
-                        " " (name)
-                    }
-                }
-            }
-        }
+        fill_legend(&BAR_STYLES, &self.series, None)
     }
 }
 
@@ -1025,16 +1001,9 @@ impl StackedBarChart {
     /// Where every segment lands: each row's parts side by side from the plot's left, their
     /// widths their shares of the row's total (an empty row has no segment).
     pub fn geometry(&self) -> StackedGeometry {
-        let top = 8.0;
         let per_row = STACK_BAR + STACK_GAP;
-        let frame = Frame {
-            width: 440.0,
-            height: top + per_row * self.rows.len() as f64 + 36.0,
-            left: 112.0,
-            right: 64.0,
-            top,
-            bottom: 36.0,
-        };
+        let frame = Frame::of_rows(per_row * self.rows.len() as f64, 112.0, 64.0);
+        let top = frame.top;
         let xs = frame.x((0.0, 1.0));
         let rows = self
             .rows
@@ -1062,10 +1031,7 @@ impl StackedBarChart {
                 }
             })
             .collect();
-        let ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
-            .into_iter()
-            .map(|v| (v, xs.map(v)))
-            .collect();
+        let ticks = quarter_ticks(xs);
         StackedGeometry { frame, rows, ticks }
     }
 
@@ -1073,20 +1039,7 @@ impl StackedBarChart {
     pub fn render(&self) -> Markup {
         let g = self.geometry();
         let f = g.frame;
-        let (y0, y1) = (f.height - f.bottom, f.top);
-        let title_id = format!("{}-title", self.id);
-        let desc_id = format!("{}-desc", self.id);
-        html! {
-            svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
-                aria-labelledby=(format!("{title_id} {desc_id}")) {
-                title id=(title_id) { (self.title) }
-                desc id=(desc_id) { (self.desc) }
-                g.grid {
-                    @for &(v, x) in &g.ticks {
-                        line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
-                        text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (format!("{:.0} %", v * 100.0)) }
-                    }
-                }
+        let body = html! {
                 @for (row, at) in self.rows.iter().zip(&g.rows) {
                     text.tick x=(n(f.left - 8.0)) y=(n(at.label_y)) text-anchor="end" { (truncate(&row.label, 12)) }
                     @for (k, seg) in at.segments.iter().enumerate() {
@@ -1099,25 +1052,79 @@ impl StackedBarChart {
                         @match row.parts.iter().sum::<u64>() { 0 => "none", total => (total) }
                     }
                 }
-            }
-        }
+        };
+        value_chart(
+            (&self.id, &self.title, &self.desc),
+            f,
+            &g.ticks,
+            tick_percent_whole,
+            body,
+        )
     }
 
     /// The legend of the parts (HTML), swatches drawn as the segments are.
     pub fn legend(&self) -> Markup {
-        html! {
-            ul.legend {
-                @for (k, name) in self.parts.iter().enumerate() {
-                    @let (fill, stroke) = STACK_STYLES[k % STACK_STYLES.len()];
-                    li {
-                        svg.swatch viewBox="0 0 36 14" aria-hidden="true" {
-                            rect x="2" y="2" width="32" height="10" fill=(fill) stroke=(stroke) {}
-                        }
-                        " " (name)
-                    }
+        let unit = html! { li { "(number: " (self.unit) ")" } };
+        fill_legend(&STACK_STYLES, &self.parts, Some(unit))
+    }
+}
+
+/// The ticks of a 0 to 1 axis at every quarter: (value, x).
+fn quarter_ticks(xs: Scale) -> Vec<(f64, f64)> {
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+        .into_iter()
+        .map(|v| (v, xs.map(v)))
+        .collect()
+}
+
+/// A tick of a 0 to 100 % axis, in whole percent.
+fn tick_percent_whole(v: f64) -> String {
+    format!("{:.0} %", v * 100.0)
+}
+
+/// The `<svg>` of a chart whose values run left to right: its title and description (the text
+/// alternative), a vertical grid line with its label at each tick (value, x), then `body`.
+fn value_chart(
+    (id, title, desc): (&str, &str, &str),
+    f: Frame,
+    ticks: &[(f64, f64)],
+    tick_label: impl Fn(f64) -> String,
+    body: Markup,
+) -> Markup {
+    let (y0, y1) = (f.height - f.bottom, f.top);
+    let title_id = format!("{id}-title");
+    let desc_id = format!("{id}-desc");
+    html! {
+        svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
+            aria-labelledby=(format!("{title_id} {desc_id}")) {
+            title id=(title_id) { (title) }
+            desc id=(desc_id) { (desc) }
+            g.grid {
+                @for &(v, x) in ticks {
+                    line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
+                    text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (tick_label(v)) }
                 }
-                li { "(number: " (self.unit) ")" }
             }
+            (body)
+        }
+    }
+}
+
+/// The legend of filled series (bars, segments): a swatch drawn as the series is, then its
+/// name; `extra` is a last item.
+fn fill_legend(styles: &[(&str, &str)], names: &[String], extra: Option<Markup>) -> Markup {
+    html! {
+        ul.legend {
+            @for (k, name) in names.iter().enumerate() {
+                @let (fill, stroke) = styles[k % styles.len()];
+                li {
+                    svg.swatch viewBox="0 0 36 14" aria-hidden="true" {
+                        rect x="2" y="2" width="32" height="10" fill=(fill) stroke=(stroke) {}
+                    }
+                    " " (name)
+                }
+            }
+            @if let Some(extra) = extra { (extra) }
         }
     }
 }

@@ -78,6 +78,8 @@ pub(crate) fn profile(report: &ProfileReport, figures: &Figures) -> Markup {
         Figures::Classify(a) => a
             .corruptions
             .get(stage)
+            // An older report knows one reference only: its page says nothing new.
+            .filter(|c| c.whose.is_some())
             .map(|c| crate::whose::reference_words(c.reference)),
         Figures::Extract(_) => None,
     };
@@ -102,6 +104,7 @@ pub(crate) fn profile(report: &ProfileReport, figures: &Figures) -> Markup {
             let against = a
                 .corruptions
                 .get(*k)
+                .filter(|c| c.whose.is_some())
                 .map(|c| crate::whose::reference_words(c.reference));
             html! {
                 bdi { (k) } ": the student agrees with the teacher on " (rate(i)) " of texts"

@@ -11,9 +11,10 @@ use profile_stats::analysis::{ClassifyAnalysis, ClassifyCorruption};
 use profile_stats::{EXAMPLE_CHARS, Example, ExampleAnswers, ExampleList, Examples, PairedTest};
 use profile_types::Reference;
 
+use crate::figures::interval_row;
 use crate::format::{Direction, percent, points_with_interval, rate_with_interval, test_p};
 use crate::parts::{Ids, scroll};
-use crate::svg::{IntervalChart, IntervalGroup, IntervalRow, StackedBarChart, StackedRow, legend};
+use crate::svg::{IntervalChart, IntervalGroup, StackedBarChart, StackedRow, legend};
 
 /// Which answer a corruption's headline figure is compared with, in words.
 pub(crate) fn reference_words(reference: Reference) -> &'static str {
@@ -23,16 +24,24 @@ pub(crate) fn reference_words(reference: Reference) -> &'static str {
     }
 }
 
+/// The same, short, for a table column headed "against".
+pub(crate) fn reference_short(reference: Reference) -> &'static str {
+    match reference {
+        Reference::TeacherClean => "the teacher's clean answer",
+        Reference::TeacherTransformed => "the teacher on the corrupted text",
+    }
+}
+
 /// The words a stage that changed no text gets wherever its verdict would be.
 pub(crate) const MEASURES_NOTHING: &str =
-    "measures nothing (it changed no text): left out of the rankings, verdicts and Holm family";
+    "measures nothing: left out of rankings, verdicts and the Holm family";
 
 /// How many of `n` texts a stage changed: `8 of 10`, plainly marked when it changed none (a
 /// no-op stage measures nothing), `—` when the report did not count it (an older report).
 pub(crate) fn changed_cell(changed: Option<u64>, n: u64) -> Markup {
     match changed {
         None => html! { "—" },
-        Some(0) => html! { span.noop { "changed 0 of " (n) " texts: measures nothing" } },
+        Some(0) => html! { span.noop { "changed 0 of " (n) " texts" } },
         Some(k) => html! { (k) " of " (n) },
     }
 }
@@ -72,16 +81,6 @@ fn change_verdict(test: &PairedTest, level: f64) -> String {
     }
 }
 
-fn interval_row(label: &str, style: usize, i: &profile_stats::Interval) -> IntervalRow {
-    IntervalRow {
-        label: label.to_owned(),
-        style,
-        estimate: i.estimate,
-        lower: i.lower,
-        upper: i.upper,
-    }
-}
-
 /// The parts of the new-disagreement bar, in its order.
 const PARTS: [&str; 3] = ["teacher only", "student only", "both"];
 
@@ -90,7 +89,11 @@ const PARTS: [&str; 3] = ["teacher only", "student only", "both"];
 /// references, and the new disagreements split by whose answer moved (a stacked bar). Nothing
 /// for a report written before these were counted.
 pub(crate) fn whose_section(a: &ClassifyAnalysis, n: u64, level: f64, ids: &Ids) -> Markup {
-    let stages: Vec<(&str, &ClassifyCorruption, &profile_stats::analysis::WhoseChange)> = a
+    let stages: Vec<(
+        &str,
+        &ClassifyCorruption,
+        &profile_stats::analysis::WhoseChange,
+    )> = a
         .corruptions
         .iter()
         .filter_map(|(k, c)| c.whose.as_ref().map(|w| (k.as_str(), c, w)))
@@ -225,18 +228,18 @@ pub(crate) fn whose_section(a: &ClassifyAnalysis, n: u64, level: f64, ids: &Ids)
                 table.references {
                     caption { "Agreement against each reference, and the new disagreements by whose answer moved" }
                     thead { tr {
-                        th scope="col" { "corruption" } th scope="col" { "headline" }
-                        th.num scope="col" { "agreement against the teacher's answer on the corrupted text" }
-                        th.num scope="col" { "agreement against the teacher's clean answer" }
-                        th.num scope="col" { "new disagreements" }
-                        th.num scope="col" { "teacher only" } th.num scope="col" { "student only" } th.num scope="col" { "both" }
+                        th scope="col" { "corruption" } th scope="col" { "headline against" }
+                        th scope="col" { "agreement against the teacher on the corrupted text" }
+                        th scope="col" { "agreement against the teacher's clean answer" }
+                        th scope="col" { "new disagreements" }
+                        th scope="col" { "teacher only" } th scope="col" { "student only" } th scope="col" { "both" }
                     } }
                     tbody {
                         @for (k, c, w) in &stages {
                             @let d = &w.new_disagreements;
                             tr {
                                 th scope="row" { bdi { (k) } }
-                                td { (reference_words(c.reference)) }
+                                td.against { (reference_short(c.reference)) }
                                 td.num { (rate_with_interval(&c.agreement)) }
                                 td.num { (rate_with_interval(&w.teacher_clean_agreement)) }
                                 td.num { (d.total()) }
@@ -375,7 +378,9 @@ fn section_examples(
 ) -> Markup {
     let empty: Vec<&str> = stages
         .iter()
-        .filter(|(_, s)| s.student_only.0.is_empty() && s.teacher_only.0.is_empty() && s.both.0.is_empty())
+        .filter(|(_, s)| {
+            s.student_only.0.is_empty() && s.teacher_only.0.is_empty() && s.both.0.is_empty()
+        })
         .map(|(k, _)| k.as_str())
         .collect();
     html! {
@@ -419,7 +424,7 @@ pub(crate) fn examples_section(
                         "Up to " (examples.k) " texts per stage and kind of outcome: those whose keys (the first 64 bits of the clean text's blake3 hash) are smallest, "
                         "so the choice depends on the texts alone, never on their order, chunks or shards. "
                         "Each side's answer is shown on the clean text → on the transformed text, a changed answer in bold. "
-                        "Texts longer than " (FOLD_AFTER) " characters are folded; the report keeps the first " (EXAMPLE_CHARS) " characters of a text and marks a cut with …."
+                        "Texts longer than " (FOLD_AFTER) " characters are folded (open them to read all); the report keeps the first " (EXAMPLE_CHARS) " characters of a text and marks a cut with an ellipsis (…)."
                     }
                 }
             }
