@@ -61,6 +61,17 @@ pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> M
         }
         (curves(&students, first, ids))
         (stage_table(&students, first))
+        (crate::whose::comparison_whose(
+            &students
+                .iter()
+                .filter_map(|(alias, _, f)| match f {
+                    Figures::Classify(a) => Some((alias.as_str(), a)),
+                    Figures::Extract(_) => None,
+                })
+                .collect::<Vec<_>>(),
+            first.n(),
+            ids,
+        ))
         (invariances(&students, level, ids))
         (pairs(c, &tests, &aliases, level))
         (comparison_abstention(&students.iter().filter_map(|(name, r, f)| f.abstention().map(|a| (name.as_str(), *r, a))).collect::<Vec<_>>()))

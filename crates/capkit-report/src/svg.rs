@@ -932,6 +932,9 @@ pub struct StackedRow {
     pub label: String,
     /// One count per part, in the chart's part order.
     pub parts: Vec<u64>,
+    /// A heading drawn on its own line above the row (a stage above its students' rows), so
+    /// that a user's name is its own text and never shares one with another name.
+    pub heading: Option<String>,
 }
 
 /// Horizontal bars split into parts (the new disagreements of each corruption, by whose answer
@@ -964,6 +967,8 @@ pub struct SegmentGeometry {
 /// Where one stacked row lands.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StackedRowGeometry {
+    /// The baseline of the row's heading, when it has one.
+    pub heading_y: Option<f64>,
     /// Top of the bar.
     pub y: f64,
     /// The label's baseline.
@@ -1002,15 +1007,24 @@ impl StackedBarChart {
     /// widths their shares of the row's total (an empty row has no segment).
     pub fn geometry(&self) -> StackedGeometry {
         let per_row = STACK_BAR + STACK_GAP;
-        let frame = Frame::of_rows(per_row * self.rows.len() as f64, 112.0, 64.0);
-        let top = frame.top;
+        let headings = self.rows.iter().filter(|r| r.heading.is_some()).count();
+        let frame = Frame::of_rows(
+            per_row * self.rows.len() as f64 + HEADING * headings as f64,
+            112.0,
+            64.0,
+        );
+        let mut top = frame.top;
         let xs = frame.x((0.0, 1.0));
         let rows = self
             .rows
             .iter()
-            .enumerate()
-            .map(|(i, row)| {
-                let y = top + per_row * i as f64 + STACK_GAP / 2.0;
+            .map(|row| {
+                let heading_y = row.heading.as_ref().map(|_| {
+                    top += HEADING;
+                    top - HEADING + 15.0
+                });
+                let y = top + STACK_GAP / 2.0;
+                top += per_row;
                 let total: u64 = row.parts.iter().sum();
                 let mut segments = Vec::new();
                 if total > 0 {
@@ -1025,6 +1039,7 @@ impl StackedBarChart {
                     }
                 }
                 StackedRowGeometry {
+                    heading_y,
                     y,
                     label_y: y + STACK_BAR / 2.0 + 4.0,
                     segments,
@@ -1041,6 +1056,9 @@ impl StackedBarChart {
         let f = g.frame;
         let body = html! {
                 @for (row, at) in self.rows.iter().zip(&g.rows) {
+                    @if let (Some(heading), Some(hy)) = (&row.heading, at.heading_y) {
+                        text.heading x="4" y=(n(hy)) { (truncate(heading, 34)) }
+                    }
                     text.tick x=(n(f.left - 8.0)) y=(n(at.label_y)) text-anchor="end" { (truncate(&row.label, 12)) }
                     @for (k, seg) in at.segments.iter().enumerate() {
                         @if seg.width > 0.0 {
@@ -1428,14 +1446,17 @@ mod tests {
                 StackedRow {
                     label: "typo_20".into(),
                     parts: vec![584, 173, 101],
+                    heading: None,
                 },
                 StackedRow {
                     label: "quiet".into(),
                     parts: vec![0, 0, 0],
+                    heading: None,
                 },
                 StackedRow {
                     label: "<script>".into(),
                     parts: vec![0, 2, 2],
+                    heading: None,
                 },
             ],
         };
@@ -1465,6 +1486,19 @@ mod tests {
         assert!(svg.contains(">none<") && svg.contains(">858<"));
         assert!(svg.contains("&lt;script&gt;") && !svg.contains("<script>"));
         assert!(svg.contains(&format!(r#"width="{:.1}""#, 264.0 * 584.0 / 858.0)));
+        // A heading takes a line of its own above its row, and pushes the rows below it down.
+        let mut headed = chart.clone();
+        headed.rows[1].heading = Some("typo_30".into());
+        let h = headed.geometry();
+        assert_eq!(h.rows[0].heading_y, None);
+        assert!(close(
+            h.rows[1].heading_y.unwrap_or(f64::NAN),
+            8.0 + 24.0 + 15.0
+        ));
+        assert!(close(h.rows[1].y, 8.0 + 24.0 + 22.0 + 5.0));
+        assert!(close(h.rows[2].y, g.rows[2].y + 22.0));
+        assert!(close(h.frame.height, g.frame.height + 22.0));
+        assert!(headed.render().into_string().contains(">typo_30</text>"));
     }
 
     #[test]

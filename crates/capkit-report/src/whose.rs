@@ -8,7 +8,9 @@
 
 use maud::{Markup, html};
 use profile_stats::analysis::{ClassifyAnalysis, ClassifyCorruption};
-use profile_stats::{EXAMPLE_CHARS, Example, ExampleAnswers, ExampleList, Examples, PairedTest};
+use profile_stats::{
+    EXAMPLE_CHARS, Example, ExampleAnswers, ExampleList, Examples, NewDisagreements, PairedTest,
+};
 use profile_types::Reference;
 
 use crate::figures::interval_row;
@@ -137,42 +139,16 @@ pub(crate) fn whose_section(a: &ClassifyAnalysis, n: u64, level: f64, ids: &Ids)
             })
             .collect(),
     };
-    let bar = StackedBarChart {
-        id: ids.next(),
-        title: "New disagreements: whose answer moved".to_owned(),
-        desc: format!(
-            "For each corruption, the texts on which student and teacher agree on the clean text \
-             and disagree on the corrupted one, split into those where only the teacher's answer \
-             changed (grey), only the student's (black) and both (light grey), each bar 100 % of \
-             its stage's new disagreements, their number at the right. {}",
-            measured
-                .iter()
-                .map(|(k, _, w)| {
-                    let d = &w.new_disagreements;
-                    format!(
-                        "{k}: {} new disagreements, {} teacher only, {} student only, {} both",
-                        d.total(),
-                        d.teacher_only,
-                        d.student_only,
-                        d.both
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(". ")
-        ),
-        parts: PARTS.iter().map(|p| (*p).to_owned()).collect(),
-        unit: "new disagreements".to_owned(),
-        rows: measured
+    let bar = disagreement_bar(
+        ids.next(),
+        "New disagreements: whose answer moved",
+        "For each corruption, the texts on which student and teacher agree on the clean text and \
+         disagree on the corrupted one",
+        measured
             .iter()
-            .map(|(k, _, w)| {
-                let d = &w.new_disagreements;
-                StackedRow {
-                    label: (*k).to_owned(),
-                    parts: vec![d.teacher_only, d.student_only, d.both],
-                }
-            })
+            .map(|(k, _, w)| ((*k).to_owned(), bar_row(k, None, &w.new_disagreements)))
             .collect(),
-    };
+    );
     html! {
         section.whose {
             h3 { "Whose change" }
@@ -249,6 +225,222 @@ pub(crate) fn whose_section(a: &ClassifyAnalysis, n: u64, level: f64, ids: &Ids)
                     }
                 }
             }))
+        }
+    }
+}
+
+/// A comparison's "whose change": per corruption the teacher's own change rate (the same
+/// teacher and texts for every student) beside each student's, and each student's new
+/// disagreements by whose answer moved (one stacked bar per stage and student). Nothing when
+/// no student's report counted them.
+pub(crate) fn comparison_whose(
+    students: &[(&str, &ClassifyAnalysis)],
+    n: u64,
+    ids: &Ids,
+) -> Markup {
+    let Some((_, first)) = students.first() else {
+        return html! {};
+    };
+    let rows: Vec<StageWhose<'_>> = first
+        .corruptions
+        .iter()
+        .filter_map(|(k, c)| {
+            let each: Vec<_> = students
+                .iter()
+                .filter_map(|(alias, a)| {
+                    a.corruptions
+                        .get(k)
+                        .and_then(|x| x.whose.as_ref())
+                        .map(|w| (*alias, w))
+                })
+                .collect();
+            (!each.is_empty()).then_some((k.as_str(), c, each))
+        })
+        .collect();
+    if rows.is_empty() {
+        return html! {};
+    }
+    let measured = rows.iter().filter(|(_, c, _)| !c.changed_nothing());
+    // Past this many stage-and-student bars the section is summed up (a 50-stage, five-student
+    // page stays within its size budget; each student's own profile page has every stage).
+    if measured
+        .clone()
+        .map(|(_, _, each)| each.len())
+        .sum::<usize>()
+        > MAX_BARS
+    {
+        return comparison_whose_summary(students, &rows);
+    }
+    let bar = disagreement_bar(
+        ids.next(),
+        "New disagreements of each student: whose answer moved",
+        "For each corruption and student, the texts on which the student and the teacher agree \
+         on the clean text and disagree on the corrupted one",
+        rows.iter()
+            .filter(|(_, c, _)| !c.changed_nothing())
+            .flat_map(|(k, _, each)| {
+                // The stage heads its students' rows: each name is a text of its own.
+                each.iter().enumerate().map(move |(i, (alias, w))| {
+                    let heading = (i == 0).then(|| (*k).to_owned());
+                    (
+                        format!("{k}, {alias}"),
+                        bar_row(alias, heading, &w.new_disagreements),
+                    )
+                })
+            })
+            .collect(),
+    );
+    html! {
+        section.whose {
+            h3 { "Whose change" }
+            p.note {
+                "The teacher's own change rate under each corruption (against its own clean answer) beside each student's, "
+                "and each student's new disagreements with the teacher by whose answer moved. "
+                "A fragile teacher's changes are not the students' losses: under a label-preserving corruption read the agreement against the teacher's clean answer."
+            }
+            @if !bar.rows.is_empty() {
+                figure {
+                    (bar.legend())
+                    (bar.render())
+                }
+            }
+            (scroll(html! {
+                // A row per stage and model (the teacher first), so the table keeps its width
+                // whatever the number of students.
+                table.change {
+                    caption { "Each side's change under each corruption (against its own clean answer), and each student's new disagreements with the teacher" }
+                    thead { tr {
+                        th scope="col" { "corruption" } th scope="col" { "model" }
+                        th.num scope="col" { "changed its answer" }
+                        th scope="col" { "new disagreements (teacher only / student only / both)" }
+                    } }
+                    tbody {
+                        @for (k, c, each) in &rows {
+                            @if let Some((_, w)) = each.first() {
+                                tr {
+                                    th scope="row" { bdi { (k) } br; span.note {
+                                        @match c.texts_changed {
+                                            Some(k) if k > 0 => { "changed " (k) " of " (n) " texts" },
+                                            other => (changed_cell(other, n)),
+                                        }
+                                    } }
+                                    td { "teacher" }
+                                    td.num { (rate_with_interval(&w.teacher_change)) }
+                                    td {}
+                                }
+                            }
+                            @for (alias, w) in each {
+                                @let d = &w.new_disagreements;
+                                tr {
+                                    th scope="row" { bdi { (k) } }
+                                    td { bdi { (alias) } }
+                                    td.num { (rate_with_interval(&w.student_change)) }
+                                    td { (d.total()) " (" (d.teacher_only) " / " (d.student_only) " / " (d.both) ")" }
+                                }
+                            }
+                        }
+                    }
+                }
+            }))
+        }
+    }
+}
+
+/// One corruption of a comparison: its name, the first student's figures of it (its texts
+/// changed and reference are every student's) and each student's whose-change, by alias.
+type StageWhose<'a> = (
+    &'a str,
+    &'a ClassifyCorruption,
+    Vec<(&'a str, &'a profile_stats::analysis::WhoseChange)>,
+);
+
+/// One bar of new disagreements, its parts in [`PARTS`] order.
+fn bar_row(label: &str, heading: Option<String>, d: &NewDisagreements) -> StackedRow {
+    StackedRow {
+        label: label.to_owned(),
+        parts: vec![d.teacher_only, d.student_only, d.both],
+        heading,
+    }
+}
+
+/// The stacked bar of new disagreements: `intro` says what a bar counts; each row comes with
+/// its name in the text alternative, which gives every bar's numbers in words.
+fn disagreement_bar(
+    id: String,
+    title: &str,
+    intro: &str,
+    rows: Vec<(String, StackedRow)>,
+) -> StackedBarChart {
+    let words: Vec<String> = rows
+        .iter()
+        .map(|(name, row)| match row.parts.as_slice() {
+            [t, s, b] => format!(
+                "{name}: {} new disagreements, {t} teacher only, {s} student only, {b} both",
+                t + s + b
+            ),
+            _ => name.clone(),
+        })
+        .collect();
+    StackedBarChart {
+        id,
+        title: title.to_owned(),
+        desc: format!(
+            "{intro}, split into those where only the teacher's answer changed (grey), only the \
+             student's (black) and both (light grey), each bar 100 % of its new disagreements, \
+             their number at the right. {}",
+            words.join(". ")
+        ),
+        parts: PARTS.iter().map(|p| (*p).to_owned()).collect(),
+        unit: "new disagreements".to_owned(),
+        rows: rows.into_iter().map(|(_, row)| row).collect(),
+    }
+}
+
+/// The most stage-and-student bars a comparison draws (see [`comparison_whose`]).
+const MAX_BARS: usize = 24;
+
+/// A large comparison's "whose change" in a few lines: the range of the teacher's own change
+/// rate over the corruptions, and each student's new disagreements summed over them.
+fn comparison_whose_summary(
+    students: &[(&str, &ClassifyAnalysis)],
+    rows: &[StageWhose<'_>],
+) -> Markup {
+    let teacher: Vec<(&str, f64)> = rows
+        .iter()
+        .filter(|(_, c, _)| !c.changed_nothing())
+        .filter_map(|(k, _, each)| Some((*k, each.first()?.1.teacher_change.estimate?)))
+        .collect();
+    // Each student's new disagreements summed over the corruptions that changed a text.
+    let sums: Vec<(&str, profile_stats::NewDisagreements)> = students
+        .iter()
+        .map(|(alias, _)| {
+            let mut d = profile_stats::NewDisagreements::default();
+            for (_, c, each) in rows {
+                if let Some((_, w)) = each.iter().find(|(a, _)| a == alias)
+                    && !c.changed_nothing()
+                {
+                    d += w.new_disagreements;
+                }
+            }
+            (*alias, d)
+        })
+        .collect();
+    let low = teacher.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+    let high = teacher.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+    html! {
+        section.whose {
+            h3 { "Whose change" }
+            @if let (Some(low), Some(high)) = (low, high) {
+                p { "The teacher's own change rate (against its own clean answer) runs from "
+                    (percent(Some(low.1))) " (" bdi { (low.0) } ") to " (percent(Some(high.1))) " (" bdi { (high.0) } ")." }
+            }
+            ul {
+                @for (alias, d) in &sums {
+                    li { bdi { (alias) } ": " (d.total()) " new disagreements over every corruption: "
+                        (d.teacher_only) " where only the teacher's answer changed, " (d.student_only) " only the student's, " (d.both) " both" }
+                }
+            }
+            p.note { "Each student's own profile page has its change rates and new disagreements stage by stage." }
         }
     }
 }

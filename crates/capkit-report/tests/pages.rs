@@ -412,6 +412,10 @@ fn a_comparison_leaves_no_op_stages_out_of_its_rankings() {
         stages.contains(&format!("of {n}"))
             && stages.contains("against the teacher's clean answer")
     );
+    // The teacher's own change beside each student's, and each student's new disagreements.
+    let whose = between(&html, "<section class=\"whose\">", "</section>");
+    assert!(whose.contains("changed its answer") && whose.contains("<rect class=\"segment\""));
+    assert!(whose.contains("<text class=\"heading\" x=\"4\" y=\"23.0\">typo_30</text>"));
     let examples = between(
         &html,
         "<section class=\"student-examples\">",
