@@ -167,6 +167,11 @@ fn estimated_figures_are_marked_on_the_page() {
         text.contains("(estimated: computed from the estimated points, without an interval)"),
         "{text}"
     );
+    // Under a sample, the whose-change figures say which texts they are over.
+    assert!(
+        text.contains("agreement with its clean answer is over every text"),
+        "{text}"
+    );
     let full = readable(&common::page(&[("r.json", common::classify_report())]));
     assert!(!full.contains("(estimated)") && !full.contains("Teacher sample"));
     assert!(!full.contains("PPI++") && !full.contains("estimated points"));
