@@ -310,6 +310,17 @@ fn a_page_shows_whose_change_and_examples() {
         "{row}"
     );
     assert!(row.contains("the teacher's clean answer"), "{row}");
+    // Its curve point is drawn at that agreement, with the same interval.
+    let clean = &typo_30["whose"]["teacher_clean_agreement"];
+    let interval = format!(
+        "{:.1} % [{:.1}, {:.1}]",
+        headline * 100.0,
+        clean["lower"].as_f64().unwrap() * 100.0,
+        clean["upper"].as_f64().unwrap() * 100.0
+    );
+    assert!(row.contains(&interval), "{row}");
+    let points = between(&html, "<table class=\"curve-points\">", "</table>");
+    assert!(points.contains(&interval), "{points}");
     let typo_10 = between(corruptions, "<th scope=\"row\">typo_10", "</tr>");
     assert!(
         typo_10.contains("the teacher on the corrupted text"),
