@@ -5,16 +5,17 @@ use maud::{Markup, html};
 use profile_stats::{Comparison, Interval, PairTests, PairedTest, ProfileReport, Task};
 
 use crate::document::ComparisonDocument;
-use crate::figures::Figures;
+use crate::figures::{Figures, interval_row};
 use crate::format::{
     invariance_verdict, p_value, percent, points_with_interval, rate_with_interval,
 };
 use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
 use crate::profile::{
-    CurveSeries, comparison_abstention, curve_figure, heat_cell, interval_row, methods, metric,
-    point_intervals, probes_section, settings_rows, suite_rows,
+    CurveSeries, comparison_abstention, curve_figure, heat_cell, methods, metric, point_intervals,
+    probes_section, settings_rows, suite_rows,
 };
 use crate::svg::{IntervalChart, IntervalGroup, legend};
+use crate::whose::{changed_cell, examples_section, no_op_note, reference_words};
 
 /// Style of student `k` (the teacher keeps style 1, grey dashed squares).
 fn student_style(k: usize) -> usize {
@@ -60,10 +61,22 @@ pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> M
         }
         (curves(&students, first, ids))
         (stage_table(&students, first))
+        (crate::whose::comparison_whose(
+            &students
+                .iter()
+                .filter_map(|(alias, _, f)| match f {
+                    Figures::Classify(a) => Some((alias.as_str(), a)),
+                    Figures::Extract(_) => None,
+                })
+                .collect::<Vec<_>>(),
+            first.n(),
+            ids,
+        ))
         (invariances(&students, level, ids))
         (pairs(c, &tests, &aliases, level))
         (comparison_abstention(&students.iter().filter_map(|(name, r, f)| f.abstention().map(|a| (name.as_str(), *r, a))).collect::<Vec<_>>()))
         (probes(&students))
+        (student_examples(&students))
         (methods(level, students.iter().any(|(_, r, _)| crate::profile::sampled(r))))
         section.provenance {
             h3 { "Provenance" }
@@ -130,8 +143,9 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
         Task::Classify => "Agreement with the teacher",
         Task::Extract => "Student F1 against the gold",
     };
+    // Each stage's headline: against the reference its suite entry declares.
     let value = |f: &Figures, c: &str| match f {
-        Figures::Classify(a) => a.corruptions.get(c).and_then(|x| x.agreement.estimate),
+        Figures::Classify(a) => a.corruptions.get(c).and_then(|x| x.headline().0.estimate),
         Figures::Extract(a) => a.corruptions.get(c).and_then(|x| x.student_f1.estimate),
     };
     let stages: Vec<&str> = std::iter::once("clean")
@@ -147,6 +161,15 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
     // The longer side runs down the page: a 50-corruption suite has a row per stage and a
     // column per student, so that no column is off-screen at 1280 px.
     let stages_down = stages.len() >= students.len();
+    let n = first.n();
+    let figures = students.first().map(|(_, _, f)| f);
+    let changed = |stage: &str| figures.and_then(|f| f.corruption_changed(stage));
+    let counted = corruptions.iter().any(|c| changed(c).is_some());
+    // The stage's reference, said beside its name where it is not the default.
+    let against = |stage: &str| {
+        let r = first.suite.reference(stage);
+        (!r.is_default()).then(|| reference_words(r))
+    };
     html! {
         section.stages {
             h3 { "Every stage" }
@@ -156,12 +179,14 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
                     @if stages_down {
                         thead { tr {
                             th scope="col" { "stage" }
+                            @if counted { th scope="col" { "texts changed" } }
                             @for (name, _, _) in students { th scope="col" { bdi { (name) } } }
                         } }
                         tbody {
                             @for stage in &stages {
                                 tr {
-                                    th scope="row" { (stage) }
+                                    th scope="row" { bdi { (stage) } @if let Some(w) = against(stage) { br; span.note { (w) } } }
+                                    @if counted { td { @if *stage != "clean" { (changed_cell(changed(stage), n)) } } }
                                     @for (_, _, f) in students { (cell(f, stage)) }
                                 }
                             }
@@ -169,7 +194,11 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
                     } @else {
                         thead { tr {
                             th scope="col" { "student" }
-                            @for stage in &stages { th scope="col" { (stage) } }
+                            @for stage in &stages { th scope="col" {
+                                bdi { (stage) }
+                                @if let Some(w) = against(stage) { br; span.note { (w) } }
+                                @if changed(stage) == Some(0) { br; span.noop { "changed no text" } }
+                            } }
                         } }
                         tbody {
                             @for (name, _, f) in students {
@@ -246,8 +275,17 @@ fn invariances(students: &[(&String, &ProfileReport, Figures)], level: f64, ids:
                         } }
                         tbody {
                             @for inv in &names {
+                                @let no_op = first_figures.changed_nothing(inv, true);
                                 @if let Some((_, teacher, _)) = rates(first_figures, inv) {
-                                    tr { th scope="row" { (inv) } td { "teacher" } td.num { (rate_with_interval(&teacher)) } td {} td {} }
+                                    tr {
+                                        th scope="row" { (inv) }
+                                        td { "teacher" } td.num { (rate_with_interval(&teacher)) } td {}
+                                        td { @match crate::profile::stage_changed(first_figures, inv, true) {
+                                            Some(0) => (changed_cell(Some(0), first.n())),
+                                            Some(k) => { "the rewrite changed " (k) " of " (first.n()) " texts" },
+                                            None => {},
+                                        } }
+                                    }
                                 }
                                 @for (name, _, f) in students {
                                     @if let Some((s, _, test)) = rates(f, inv) {
@@ -256,7 +294,10 @@ fn invariances(students: &[(&String, &ProfileReport, Figures)], level: f64, ids:
                                             td { span.spec { (name) } }
                                             td.num { (rate_with_interval(&s)) }
                                             td.num { (points_with_interval(&test.difference)) }
-                                            td.verdict { (invariance_verdict(&test, level, "student", "teacher")) }
+                                            td.verdict {
+                                                @if no_op { span.noop { (crate::whose::MEASURES_NOTHING) } }
+                                                @else { (invariance_verdict(&test, level, "student", "teacher")) }
+                                            }
                                         }
                                     }
                                 }
@@ -281,20 +322,31 @@ fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) ->
             .map_or(name.to_owned(), Clone::clone)
     };
     let task = c.task();
+    // A stage that changed no text is in no family (its p is not adjusted) and measures
+    // nothing: it gets no row, and the note above the tables names it.
+    let (no_op_corruptions, no_op_invariances) = c.stages_that_changed_nothing();
     let rows = |t: &PairTests| -> Vec<(String, &'static str, PairedTest)> {
         std::iter::once(("clean".to_owned(), "corruption", t.clean))
             .chain(
                 t.corruptions
                     .iter()
+                    .filter(|(k, _)| !no_op_corruptions.contains(k.as_str()))
                     .map(|(k, test)| (k.clone(), "corruption", *test)),
             )
             .chain(
                 t.invariances
                     .iter()
+                    .filter(|(k, _)| !no_op_invariances.contains(k.as_str()))
                     .map(|(k, test)| (k.clone(), "invariance", *test)),
             )
             .collect()
     };
+    let no_ops: Vec<&str> = no_op_corruptions
+        .iter()
+        .chain(&no_op_invariances)
+        .copied()
+        .collect();
+    let n = c.students.values().next().map_or(0, |r| r.n());
     html! {
         section.pairs {
             h3 { "Students compared pairwise" }
@@ -304,6 +356,7 @@ fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) ->
                 "The last column names the better student where the difference is significant ("
                 (if task == Some(Task::Extract) { "more exact matches" } else { "more agreement" })
                 "; under invariances, fewer violations) and is empty where it is not." }
+            (no_op_note(&no_ops, n))
             @for (p, t) in c.pairs.iter().zip(tests) {
                 @let (first, second) = (alias(&p.first), alias(&p.second));
                 h4 { bdi { (first) } " vs " bdi { (second) } }
@@ -391,4 +444,22 @@ fn probes(students: &[(&String, &ProfileReport, Figures)]) -> Markup {
         .iter()
         .find_map(|(_, r, _)| r.suite.probe_texts.as_deref());
     probes_section(&columns, texts)
+}
+
+/// Each student's examples (its report's), under its alias; nothing when no report has any.
+fn student_examples(students: &[(&String, &ProfileReport, Figures)]) -> Markup {
+    if students.iter().all(|(_, r, _)| r.examples.is_none()) {
+        return html! {};
+    }
+    html! {
+        section.student-examples {
+            h3 { "Examples" }
+            p.note { "Per student, up to k texts per stage and kind of outcome (the smallest keys: chosen by content), as on each student's own profile page." }
+            @for (alias, r, f) in students {
+                @if let Some(e) = &r.examples {
+                    (examples_section(e, r.n(), &|s, inv| crate::profile::stage_changed(f, s, inv), Some(alias.as_str())))
+                }
+            }
+        }
+    }
 }

@@ -5,6 +5,8 @@
 use profile_stats::analysis::{self, AbstentionAnalysis, ClassifyAnalysis, ExtractAnalysis};
 use profile_stats::{Counts, Interval, PairedTest, ProfileReport, SeverityCurve};
 
+use crate::svg::IntervalRow;
+
 /// The figures of a report, by task.
 pub(crate) enum Figures {
     Classify(ClassifyAnalysis),
@@ -49,6 +51,7 @@ impl Figures {
                     student: &i.student_violation,
                     teacher: &i.teacher_violation,
                     test: &i.student_vs_teacher,
+                    texts_changed: i.texts_changed,
                 })
                 .collect(),
             Figures::Extract(a) => a
@@ -59,8 +62,51 @@ impl Figures {
                     student: &i.student_violation,
                     teacher: &i.teacher_violation,
                     test: &i.student_vs_teacher,
+                    // Extractor reports do not count the texts a rewrite changed.
+                    texts_changed: None,
                 })
                 .collect(),
+        }
+    }
+
+    /// The texts a corruption changed, when the report counted them (classifier reports
+    /// written since issue 32).
+    pub(crate) fn corruption_changed(&self, name: &str) -> Option<u64> {
+        match self {
+            Figures::Classify(a) => a.corruptions.get(name)?.texts_changed,
+            Figures::Extract(_) => None,
+        }
+    }
+
+    /// Whether a stage (a corruption or an invariance) is known to have changed no text: it
+    /// measures nothing, so rankings and verdicts leave it out (as `profile-stats` leaves its
+    /// test out of the Holm family).
+    pub(crate) fn changed_nothing(&self, name: &str, invariance: bool) -> bool {
+        match self {
+            Figures::Classify(a) if invariance => {
+                a.invariances.get(name).is_some_and(|i| i.changed_nothing())
+            }
+            Figures::Classify(a) => a.corruptions.get(name).is_some_and(|c| c.changed_nothing()),
+            Figures::Extract(_) => false,
+        }
+    }
+
+    /// The stages that changed no text, corruptions then invariances, in suite order.
+    pub(crate) fn no_op_stages(&self) -> Vec<&str> {
+        match self {
+            Figures::Classify(a) => a
+                .corruptions
+                .iter()
+                .filter(|(_, c)| c.changed_nothing())
+                .map(|(k, _)| k.as_str())
+                .chain(
+                    a.invariances
+                        .iter()
+                        .filter(|(_, i)| i.changed_nothing())
+                        .map(|(k, _)| k.as_str()),
+                )
+                .collect(),
+            Figures::Extract(_) => Vec::new(),
         }
     }
 
@@ -79,4 +125,24 @@ pub(crate) struct InvarianceRow<'a> {
     pub student: &'a Interval,
     pub teacher: &'a Interval,
     pub test: &'a PairedTest,
+    /// Texts the rewrite changed (`None`: not counted, an older or extractor report).
+    pub texts_changed: Option<u64>,
+}
+
+impl InvarianceRow<'_> {
+    /// Whether the rewrite changed no text (it measures nothing).
+    pub(crate) fn changed_nothing(&self) -> bool {
+        self.texts_changed == Some(0)
+    }
+}
+
+/// A rate and its interval as a row of an interval chart.
+pub(crate) fn interval_row(label: &str, style: usize, i: &Interval) -> IntervalRow {
+    IntervalRow {
+        label: label.to_owned(),
+        style,
+        estimate: i.estimate,
+        lower: i.lower,
+        upper: i.upper,
+    }
 }

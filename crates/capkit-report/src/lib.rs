@@ -18,8 +18,12 @@
 //! What each page shows: severity curves with interval bands, the clean point and break-even
 //! severity; invariances, student against teacher, with intervals and the paired test's
 //! verdict in words; abstention; for extractors schema validity and a heat map of F1 per field
-//! and stage; probe predictions with differing rows highlighted; typo scores per task with
-//! rules and tables in separate sections. This crate does no I/O and depends on no capkit crate
+//! and stage; probe predictions with differing rows highlighted; for classifier reports that
+//! count them, how many texts each stage changed (a stage that changed none is marked and left
+//! out of rankings and verdicts), each corruption's headline against the reference it declares,
+//! the teacher's own change beside the student's, who moved on each new disagreement (a
+//! stacked bar) and the example texts of each stage and kind; typo scores per task with rules
+//! and tables in separate sections. This crate does no I/O and depends on no capkit crate
 //! but `profile-types` and `profile-stats`; `capkit report` reads the files and writes the page.
 //!
 //! ```
@@ -54,6 +58,7 @@ mod style;
 pub mod svg;
 mod typo;
 mod verdict;
+mod whose;
 
 pub use document::{ComparisonDocument, Document, FileInfo, ProfileDocument, RunInfo, TextsInfo};
 pub use error::Error;

@@ -11,14 +11,15 @@ use profile_types::value::py_str;
 use profile_types::{FieldBreakdown, Label};
 
 use crate::document::ProfileDocument;
-use crate::figures::{Figures, InvarianceRow};
+use crate::figures::{Figures, InvarianceRow, interval_row};
 use crate::format::{
     Direction, corruption_verdict, invariance_verdict, number, p_value, percent,
     points_with_interval, rate_with_interval,
 };
 use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
 use crate::style::heat;
-use crate::svg::{Curve, CurvePoint, IntervalChart, IntervalGroup, IntervalRow, LineChart, legend};
+use crate::svg::{Curve, CurvePoint, IntervalChart, IntervalGroup, LineChart, legend};
+use crate::whose::{self, MEASURES_NOTHING, changed_cell, reference_short};
 
 /// What a report's curves measure, in words.
 pub(crate) fn metric(report: &ProfileReport) -> &'static str {
@@ -51,7 +52,8 @@ pub(crate) fn point_intervals(
                         .stages
                         .iter()
                         .map(|s| match a.corruptions.get(s) {
-                            Some(k) => k.agreement,
+                            // The point is the stage's headline (its reference's agreement).
+                            Some(k) => *k.headline().0,
                             None => a.clean.agreement,
                         })
                         .collect();
@@ -62,7 +64,14 @@ pub(crate) fn point_intervals(
                         .stages
                         .iter()
                         .map(|s| match c.corruptions.get(s) {
-                            Some(k) => k.agree.table().second(),
+                            // A stage against the teacher's clean answer is drawn at that
+                            // agreement (`profile-stats`' curves), so its interval is too.
+                            Some(k) => match (report.suite.reference(s), &k.change) {
+                                (profile_types::Reference::TeacherClean, Some(change)) => {
+                                    change.reference.table().second()
+                                }
+                                _ => k.agree.table().second(),
+                            },
                             None => c.clean.agree,
                         })
                         .sum();
@@ -273,12 +282,16 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
         (curves_section(report, &figures, ids))
         @match &figures {
             Figures::Classify(a) => {
-                (classify_corruptions(a, level))
-                (invariances_section(&figures.invariances(), level, ids, "label"))
+                (classify_corruptions(a, level, report.n()))
+                (whose::whose_section(a, report.n(), level, ids))
+                (invariances_section(&figures.invariances(), level, ids, "label", report.n()))
+                @if let Some(e) = &report.examples {
+                    (whose::examples_section(e, report.n(), &|s, inv| stage_changed(&figures, s, inv), None))
+                }
             }
             Figures::Extract(a) => {
                 (extract_corruptions(a, level))
-                (invariances_section(&figures.invariances(), level, ids, "record"))
+                (invariances_section(&figures.invariances(), level, ids, "record", report.n()))
                 (extract_f1_under_invariances(a))
                 (validity_section(a, ids))
                 (heat_map_section(a, doc.fields.as_ref()))
@@ -390,11 +403,17 @@ pub(crate) fn settings_rows(report: &ProfileReport) -> Markup {
 
 fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
     let level = report.settings.level.get();
-    let invariances = figures.invariances();
+    // A rewrite that changed no text measures nothing: it is not counted either way.
+    let invariances: Vec<_> = figures
+        .invariances()
+        .into_iter()
+        .filter(|i| !i.changed_nothing())
+        .collect();
     let worse = invariances
         .iter()
         .filter(|i| Direction::of(i.test, level) == Direction::FirstHigher)
         .count();
+    let left_out = figures.invariances().len() - invariances.len();
     let invariances = invariances.len();
     html! {
         div.cards {
@@ -433,7 +452,8 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
             @if invariances > 0 {
                 div.card {
                     "Invariances" span.big { (worse) " of " (invariances) }
-                    span.small { "where the student is significantly less invariant than the teacher" }
+                    span.small { "where the student is significantly less invariant than the teacher"
+                        @if left_out > 0 { " (" (left_out) " that changed no text left out)" } }
                 }
             }
         }
@@ -463,27 +483,55 @@ fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Marku
     }
 }
 
-fn classify_corruptions(a: &ClassifyAnalysis, level: f64) -> Markup {
+/// The texts a stage changed, as its figures record them.
+pub(crate) fn stage_changed(figures: &Figures, stage: &str, invariance: bool) -> Option<u64> {
+    if invariance {
+        figures
+            .invariances()
+            .into_iter()
+            .find(|r| r.name == stage)
+            .and_then(|r| r.texts_changed)
+    } else {
+        figures.corruption_changed(stage)
+    }
+}
+
+fn classify_corruptions(a: &ClassifyAnalysis, level: f64, n: u64) -> Markup {
+    // Older reports did not count changed texts: their tables keep today's columns.
+    let counted = a.corruptions.values().any(|c| c.texts_changed.is_some());
     html! {
         @if !a.corruptions.is_empty() {
             section.corruptions {
                 h3 { "Corruptions" }
                 (scroll(html! {
                     table {
-                        caption { "Agreement with the teacher under each corruption, paired with the clean texts" }
+                        caption {
+                            "Agreement with the teacher under each corruption"
+                            @if counted { " (against the reference each stage declares)" }
+                            ", paired with the clean texts"
+                        }
                         thead { tr {
                             th scope="col" { "corruption" } th scope="col" { "family" } th.num scope="col" { "severity" }
-                            th.num scope="col" { "agreement" } th.num scope="col" { "clean − corrupted" } th scope="col" { "verdict" }
+                            @if counted { th scope="col" { "texts changed" } }
+                            th.num scope="col" { "agreement" }
+                            @if counted { th scope="col" { "against" } }
+                            th.num scope="col" { "clean − corrupted" } th scope="col" { "verdict" }
                         } }
                         tbody {
                             @for (name, c) in &a.corruptions {
+                                @let (agreement, test) = c.headline();
                                 tr {
                                     th scope="row" { (name) }
                                     td { (c.family.as_deref().unwrap_or("—")) }
                                     td.num { (c.severity.map_or("—".to_owned(), number)) }
-                                    td.num { (rate_with_interval(&c.agreement)) }
-                                    td.num { (points_with_interval(&c.clean_vs_corrupted.difference)) }
-                                    td.verdict { (corruption_verdict(&c.clean_vs_corrupted, level, "agreement")) }
+                                    @if counted { td { (changed_cell(c.texts_changed, n)) } }
+                                    td.num { (rate_with_interval(agreement)) }
+                                    @if counted { td.against { (reference_short(c.reference)) } }
+                                    td.num { (points_with_interval(&test.difference)) }
+                                    td.verdict {
+                                        @if c.changed_nothing() { span.noop { (MEASURES_NOTHING) } }
+                                        @else { (corruption_verdict(test, level, "agreement")) }
+                                    }
                                 }
                             }
                         }
@@ -545,10 +593,17 @@ fn extract_f1_under_invariances(a: &ExtractAnalysis) -> Markup {
     }
 }
 
-fn invariances_section(rows: &[InvarianceRow<'_>], level: f64, ids: &Ids, answer: &str) -> Markup {
+fn invariances_section(
+    rows: &[InvarianceRow<'_>],
+    level: f64,
+    ids: &Ids,
+    answer: &str,
+    n: u64,
+) -> Markup {
     if rows.is_empty() {
         return html! {};
     }
+    let counted = rows.iter().any(|r| r.texts_changed.is_some());
     let chart = IntervalChart {
         id: ids.next(),
         title: "Violation rates: student and teacher side by side".to_owned(),
@@ -586,7 +641,14 @@ fn invariances_section(rows: &[InvarianceRow<'_>], level: f64, ids: &Ids, answer
                 "Student and teacher are paired text by text (McNemar's score test, Tango's interval of the difference; p-values Holm-adjusted over every paired test of this page)." }
             ul.verdicts {
                 @for r in rows {
-                    li { strong { (r.name) } ": " span.verdict { (invariance_verdict(r.test, level, "student", "teacher")) } }
+                    li { strong { bdi { (r.name) } } ": "
+                        @if r.changed_nothing() {
+                            span.noop { "changed 0 of " (n) " texts: " (MEASURES_NOTHING) }
+                        } @else {
+                            span.verdict { (invariance_verdict(r.test, level, "student", "teacher")) }
+                            @if let Some(k) = r.texts_changed { " " span.note { "(it changed " (k) " of " (n) " texts)" } }
+                        }
+                    }
                 }
             }
             div.stack {
@@ -598,17 +660,21 @@ fn invariances_section(rows: &[InvarianceRow<'_>], level: f64, ids: &Ids, answer
                     table {
                         caption { "Violation rates and the paired test" }
                         thead { tr {
-                            th scope="col" { "invariance" } th.num scope="col" { "student" } th.num scope="col" { "teacher" }
+                            th scope="col" { "invariance" }
+                            @if counted { th scope="col" { "texts changed" } }
+                            th.num scope="col" { "student" } th.num scope="col" { "teacher" }
                             th.num scope="col" { "student − teacher" } th.num scope="col" { "Holm-adjusted p" }
                         } }
                         tbody {
                             @for r in rows {
                                 tr {
                                     th scope="row" { (r.name) }
+                                    @if counted { td { (changed_cell(r.texts_changed, n)) } }
                                     td.num { (rate_with_interval(r.student)) }
                                     td.num { (rate_with_interval(r.teacher)) }
                                     td.num { (points_with_interval(&r.test.difference)) }
-                                    td.num { (p_value(r.test.p)) }
+                                    // A no-op rewrite's test is in no family: its p is not adjusted.
+                                    td.num { @if r.changed_nothing() { "—" } @else { (p_value(r.test.p)) } }
                                 }
                             }
                         }
@@ -616,16 +682,6 @@ fn invariances_section(rows: &[InvarianceRow<'_>], level: f64, ids: &Ids, answer
                 }))
             }
         }
-    }
-}
-
-pub(crate) fn interval_row(label: &str, style: usize, i: &Interval) -> IntervalRow {
-    IntervalRow {
-        label: label.to_owned(),
-        style,
-        estimate: i.estimate,
-        lower: i.lower,
-        upper: i.upper,
     }
 }
 

@@ -36,6 +36,7 @@ td.num, th.num, table.pairwise td { text-align: right; white-space: nowrap; }
 table.pairwise tr.folded td { text-align: left; white-space: normal; }
 td.text { overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
 td.verdict { min-width: 16em; }
+td.against { min-width: 6em; }
 tr.differs td { background: #fbe3b4; }
 tr.differs td:first-child { box-shadow: inset 5px 0 0 #1a1a1a; }
 .mark { font-weight: 700; }
@@ -70,6 +71,15 @@ table.heat td.cell { text-align: center; min-width: 4.6em; font-weight: 600; bac
 table.heat td.cell[style] { background: hsl(212, 55%, var(--l)); }
 table.heat td.cell.w { color: #fff; }
 .note { color: #333; font-size: .92rem; }
+.noop { font-weight: 700; color: #7a2e00; }
+details.stage-examples { border: 1px solid #cfcfcf; border-radius: 6px; padding: 4px 10px; margin: 6px 0; }
+details.stage-examples > summary { font-weight: 600; overflow-wrap: anywhere; }
+ol.examples { padding-left: 1.6em; margin: 4px 0; }
+dl.example { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 12px; margin: 4px 0 12px; }
+dl.example dt { color: #4a4a4a; }
+dl.example dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
+.ex { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .92em; background: #f4f4f4; }
+details.text > summary { overflow-wrap: anywhere; }
 footer { margin-top: 40px; padding-top: 8px; border-top: 1px solid #bdbdbd; color: #4a4a4a; font-size: .9rem; }
 @media (max-width: 600px) {
   body { font-size: 14px; }

@@ -1,5 +1,6 @@
-//! Plain inline SVG charts, built by hand: a line chart with interval bands (severity curves)
-//! and an interval chart (rates with their intervals, side by side).
+//! Plain inline SVG charts, built by hand: a line chart with interval bands (severity curves),
+//! an interval chart (rates with their intervals, side by side), bar charts and stacked bars
+//! (parts of a whole: who moved on each new disagreement).
 //!
 //! Each chart first computes its geometry — where every point, band and mark lands in the
 //! chart's view box — as plain numbers ([`LineChart::geometry`], [`IntervalChart::geometry`]),
@@ -59,6 +60,21 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// The frame of a 440-wide chart of horizontal bars: `rows` units of bars from the top
+    /// (8), an axis of ticks under them (36), labels in the `left` margin, values in the
+    /// `right` one.
+    pub fn of_rows(rows: f64, left: f64, right: f64) -> Frame {
+        let (top, bottom) = (8.0, 36.0);
+        Frame {
+            width: 440.0,
+            height: top + rows + bottom,
+            left,
+            right,
+            top,
+            bottom,
+        }
+    }
+
     /// The horizontal scale of the plot area for `domain`.
     pub fn x(&self, domain: (f64, f64)) -> Scale {
         Scale::new(domain, (self.left, self.width - self.right))
@@ -744,10 +760,7 @@ impl IntervalChart {
             }
             geometry.push(rows);
         }
-        let ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
-            .into_iter()
-            .map(|v| (v, xs.map(v)))
-            .collect();
+        let ticks = quarter_ticks(xs);
         IntervalGeometry {
             frame,
             headings,
@@ -761,20 +774,7 @@ impl IntervalChart {
         let g = self.geometry();
         let f = g.frame;
         let (x0, x1) = (f.left, f.width - f.right);
-        let (y0, y1) = (f.height - f.bottom, f.top);
-        let title_id = format!("{}-title", self.id);
-        let desc_id = format!("{}-desc", self.id);
-        html! {
-            svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
-                aria-labelledby=(format!("{title_id} {desc_id}")) {
-                title id=(title_id) { (self.title) }
-                desc id=(desc_id) { (self.desc) }
-                g.grid {
-                    @for &(v, x) in &g.ticks {
-                        line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
-                        text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (format!("{:.0} %", v * 100.0)) }
-                    }
-                }
+        let body = html! {
                 text.label x=(n((x0 + x1) / 2.0)) y=(n(f.height - 6.0)) text-anchor="middle" { (self.axis_label) }
                 @for ((group, heading), rows) in self.groups.iter().zip(&g.headings).zip(&g.rows) {
                     text.heading x="4" y=(n(*heading)) { (truncate(&group.heading, 34)) }
@@ -790,8 +790,14 @@ impl IntervalChart {
                         text.value x=(n(x1 + 8.0)) y=(n(at.y + 4.0)) { (crate::format::percent(row.estimate)) }
                     }
                 }
-            }
-        }
+        };
+        value_chart(
+            (&self.id, &self.title, &self.desc),
+            f,
+            &g.ticks,
+            tick_percent_whole,
+            body,
+        )
     }
 }
 
@@ -856,15 +862,8 @@ impl BarChart {
     /// Where every bar lands: x from 0 to 1 over the plot area, rows stacked from the top.
     pub fn geometry(&self) -> BarChartGeometry {
         let per_row = BAR * self.series.len().max(1) as f64 + BAR_GAP;
-        let top = 8.0;
-        let frame = Frame {
-            width: 440.0,
-            height: top + per_row * self.rows.len() as f64 + 36.0,
-            left: 56.0,
-            right: 96.0,
-            top,
-            bottom: 36.0,
-        };
+        let frame = Frame::of_rows(per_row * self.rows.len() as f64, 56.0, 96.0);
+        let top = frame.top;
         let xs = frame.x((0.0, 1.0));
         let rows = self
             .rows
@@ -890,10 +889,7 @@ impl BarChart {
                 (y + per_row / 2.0, bars)
             })
             .collect();
-        let ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
-            .into_iter()
-            .map(|v| (v, xs.map(v)))
-            .collect();
+        let ticks = quarter_ticks(xs);
         BarChartGeometry { frame, rows, ticks }
     }
 
@@ -901,20 +897,7 @@ impl BarChart {
     pub fn render(&self) -> Markup {
         let g = self.geometry();
         let f = g.frame;
-        let (y0, y1) = (f.height - f.bottom, f.top);
-        let title_id = format!("{}-title", self.id);
-        let desc_id = format!("{}-desc", self.id);
-        html! {
-            svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
-                aria-labelledby=(format!("{title_id} {desc_id}")) {
-                title id=(title_id) { (self.title) }
-                desc id=(desc_id) { (self.desc) }
-                g.grid {
-                    @for &(v, x) in &g.ticks {
-                        line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
-                        text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (crate::format::score(v)) }
-                    }
-                }
+        let body = html! {
                 @for (row, (label_y, bars)) in self.rows.iter().zip(&g.rows) {
                     text.tick x=(n(f.left - 8.0)) y=(n(label_y + 4.0)) text-anchor="end" { (truncate(&row.label, 8)) }
                     @for (k, bar) in bars.iter().enumerate() {
@@ -925,24 +908,241 @@ impl BarChart {
                         (row.values.iter().map(|v| crate::format::score(*v)).collect::<Vec<_>>().join(" / "))
                     }
                 }
-            }
-        }
+        };
+        value_chart(
+            (&self.id, &self.title, &self.desc),
+            f,
+            &g.ticks,
+            crate::format::score,
+            body,
+        )
     }
 
     /// The legend of the series (HTML).
     pub fn legend(&self) -> Markup {
-        html! {
-            ul.legend {
-                @for (k, name) in self.series.iter().enumerate() {
-                    @let (fill, stroke) = BAR_STYLES[k % BAR_STYLES.len()];
-                    li {
-                        svg.swatch viewBox="0 0 36 14" aria-hidden="true" {
-                            rect x="2" y="2" width="32" height="10" fill=(fill) stroke=(stroke) {}
-                        }
-                        " " (name)
+        fill_legend(&BAR_STYLES, &self.series, None)
+    }
+}
+
+/// One row of a stacked bar: a label and its parts (counts of texts), drawn as shares of their
+/// total so that rows of very different sizes read alike; the total is written beside the bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedRow {
+    /// The row's label (truncated in the chart; the table beside it has it whole).
+    pub label: String,
+    /// One count per part, in the chart's part order.
+    pub parts: Vec<u64>,
+    /// A heading drawn on its own line above the row (a stage above its students' rows), so
+    /// that a user's name is its own text and never shares one with another name.
+    pub heading: Option<String>,
+}
+
+/// Horizontal bars split into parts (the new disagreements of each corruption, by whose answer
+/// moved: teacher only, student only, both), each bar 0 to 100 % of its row's total.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedBarChart {
+    /// A page-unique id (ASCII, never user text).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Description: the text alternative, every number of the chart in words.
+    pub desc: String,
+    /// The parts' names, in the order of each row's counts.
+    pub parts: Vec<String>,
+    /// What a row's total counts (`new disagreements`), written after it.
+    pub unit: String,
+    /// The rows.
+    pub rows: Vec<StackedRow>,
+}
+
+/// Where one part of a stacked bar lands (its rectangle spans the row's bar height).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SegmentGeometry {
+    /// Left edge.
+    pub x: f64,
+    /// Width (the part's share of the plot width).
+    pub width: f64,
+}
+
+/// Where one stacked row lands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedRowGeometry {
+    /// The baseline of the row's heading, when it has one.
+    pub heading_y: Option<f64>,
+    /// Top of the bar.
+    pub y: f64,
+    /// The label's baseline.
+    pub label_y: f64,
+    /// One segment per part (zero width for an empty part; none at all for an empty row).
+    pub segments: Vec<SegmentGeometry>,
+}
+
+/// Where a stacked bar chart's pieces land.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedGeometry {
+    /// The frame (its height grows with the rows).
+    pub frame: Frame,
+    /// The rows.
+    pub rows: Vec<StackedRowGeometry>,
+    /// Ticks: (share, x).
+    pub ticks: Vec<(f64, f64)>,
+}
+
+/// Height of a stacked bar.
+const STACK_BAR: f64 = 14.0;
+/// Space between stacked bars.
+const STACK_GAP: f64 = 10.0;
+
+/// Fill and outline of each part, in order: the teacher's grey and the student's black of the
+/// line and interval charts ([`style`] 1 and 0), then light grey outlined for both: three
+/// lightnesses, apart in greyscale too.
+pub const STACK_STYLES: [(&str, &str); 3] = [
+    ("#767676", "#767676"),
+    ("#1a1a1a", "#1a1a1a"),
+    ("#d9d9d9", "#1a1a1a"),
+];
+
+impl StackedBarChart {
+    /// Where every segment lands: each row's parts side by side from the plot's left, their
+    /// widths their shares of the row's total (an empty row has no segment).
+    pub fn geometry(&self) -> StackedGeometry {
+        let per_row = STACK_BAR + STACK_GAP;
+        let headings = self.rows.iter().filter(|r| r.heading.is_some()).count();
+        let frame = Frame::of_rows(
+            per_row * self.rows.len() as f64 + HEADING * headings as f64,
+            112.0,
+            64.0,
+        );
+        let mut top = frame.top;
+        let xs = frame.x((0.0, 1.0));
+        let rows = self
+            .rows
+            .iter()
+            .map(|row| {
+                let heading_y = row.heading.as_ref().map(|_| {
+                    top += HEADING;
+                    top - HEADING + 15.0
+                });
+                let y = top + STACK_GAP / 2.0;
+                top += per_row;
+                let total: u64 = row.parts.iter().sum();
+                let mut segments = Vec::new();
+                if total > 0 {
+                    let mut before = 0u64;
+                    for &part in &row.parts {
+                        let x = xs.map(before as f64 / total as f64);
+                        before += part;
+                        segments.push(SegmentGeometry {
+                            x,
+                            width: xs.map(before as f64 / total as f64) - x,
+                        });
                     }
                 }
+                StackedRowGeometry {
+                    heading_y,
+                    y,
+                    label_y: y + STACK_BAR / 2.0 + 4.0,
+                    segments,
+                }
+            })
+            .collect();
+        let ticks = quarter_ticks(xs);
+        StackedGeometry { frame, rows, ticks }
+    }
+
+    /// The chart as an inline `<svg>`.
+    pub fn render(&self) -> Markup {
+        let g = self.geometry();
+        let f = g.frame;
+        let body = html! {
+                @for (row, at) in self.rows.iter().zip(&g.rows) {
+                    @if let (Some(heading), Some(hy)) = (&row.heading, at.heading_y) {
+                        text.heading x="4" y=(n(hy)) { (truncate(heading, 34)) }
+                    }
+                    text.tick x=(n(f.left - 8.0)) y=(n(at.label_y)) text-anchor="end" { (truncate(&row.label, 12)) }
+                    @for (k, seg) in at.segments.iter().enumerate() {
+                        @if seg.width > 0.0 {
+                            @let (fill, stroke) = STACK_STYLES[k % STACK_STYLES.len()];
+                            rect.segment x=(n(seg.x)) y=(n(at.y)) width=(n(seg.width)) height=(n(STACK_BAR)) fill=(fill) stroke=(stroke) {}
+                        }
+                    }
+                    text.value x=(n(f.width - f.right + 8.0)) y=(n(at.label_y)) {
+                        @match row.parts.iter().sum::<u64>() { 0 => "none", total => (total) }
+                    }
+                }
+        };
+        value_chart(
+            (&self.id, &self.title, &self.desc),
+            f,
+            &g.ticks,
+            tick_percent_whole,
+            body,
+        )
+    }
+
+    /// The legend of the parts (HTML), swatches drawn as the segments are.
+    pub fn legend(&self) -> Markup {
+        let unit = html! { li { "(number: " (self.unit) ")" } };
+        fill_legend(&STACK_STYLES, &self.parts, Some(unit))
+    }
+}
+
+/// The ticks of a 0 to 1 axis at every quarter: (value, x).
+fn quarter_ticks(xs: Scale) -> Vec<(f64, f64)> {
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+        .into_iter()
+        .map(|v| (v, xs.map(v)))
+        .collect()
+}
+
+/// A tick of a 0 to 100 % axis, in whole percent.
+fn tick_percent_whole(v: f64) -> String {
+    format!("{:.0} %", v * 100.0)
+}
+
+/// The `<svg>` of a chart whose values run left to right: its title and description (the text
+/// alternative), a vertical grid line with its label at each tick (value, x), then `body`.
+fn value_chart(
+    (id, title, desc): (&str, &str, &str),
+    f: Frame,
+    ticks: &[(f64, f64)],
+    tick_label: impl Fn(f64) -> String,
+    body: Markup,
+) -> Markup {
+    let (y0, y1) = (f.height - f.bottom, f.top);
+    let title_id = format!("{id}-title");
+    let desc_id = format!("{id}-desc");
+    html! {
+        svg.chart viewBox=(format!("0 0 {} {}", f.width, n(f.height))) role="img"
+            aria-labelledby=(format!("{title_id} {desc_id}")) {
+            title id=(title_id) { (title) }
+            desc id=(desc_id) { (desc) }
+            g.grid {
+                @for &(v, x) in ticks {
+                    line x1=(n(x)) x2=(n(x)) y1=(n(y1)) y2=(n(y0)) {}
+                    text.tick x=(n(x)) y=(n(y0 + 16.0)) text-anchor="middle" { (tick_label(v)) }
+                }
             }
+            (body)
+        }
+    }
+}
+
+/// The legend of filled series (bars, segments): a swatch drawn as the series is, then its
+/// name; `extra` is a last item.
+fn fill_legend(styles: &[(&str, &str)], names: &[String], extra: Option<Markup>) -> Markup {
+    html! {
+        ul.legend {
+            @for (k, name) in names.iter().enumerate() {
+                @let (fill, stroke) = styles[k % styles.len()];
+                li {
+                    svg.swatch viewBox="0 0 36 14" aria-hidden="true" {
+                        rect x="2" y="2" width="32" height="10" fill=(fill) stroke=(stroke) {}
+                    }
+                    " " (name)
+                }
+            }
+            @if let Some(extra) = extra { (extra) }
         }
     }
 }
@@ -1232,6 +1432,73 @@ mod tests {
         assert!(close(g.frame.height, 8.0 + 52.0 + 36.0));
         let svg = chart.render().into_string();
         assert!(svg.contains(r#"width="144.0""#) && svg.contains("0.500 / 0.250"));
+    }
+
+    #[test]
+    fn stacked_segments_are_shares_of_their_row() {
+        let chart = StackedBarChart {
+            id: "s1".into(),
+            title: "t".into(),
+            desc: "d".into(),
+            parts: vec!["teacher only".into(), "student only".into(), "both".into()],
+            unit: "new disagreements".into(),
+            rows: vec![
+                StackedRow {
+                    label: "typo_20".into(),
+                    parts: vec![584, 173, 101],
+                    heading: None,
+                },
+                StackedRow {
+                    label: "quiet".into(),
+                    parts: vec![0, 0, 0],
+                    heading: None,
+                },
+                StackedRow {
+                    label: "<script>".into(),
+                    parts: vec![0, 2, 2],
+                    heading: None,
+                },
+            ],
+        };
+        let g = chart.geometry();
+        // Plot area x: 112 .. 376 (440 − 64), 264 units; rows 24 units apart from y = 8 + 5.
+        let x = |v: f64| 112.0 + 264.0 * v;
+        let row = &g.rows[0];
+        assert!(close(row.y, 13.0) && close(row.label_y, 13.0 + 7.0 + 4.0));
+        assert!(close(row.segments[0].x, 112.0));
+        assert!(close(row.segments[0].width, 264.0 * 584.0 / 858.0));
+        assert!(close(row.segments[1].x, x(584.0 / 858.0)));
+        assert!(close(row.segments[2].x + row.segments[2].width, 376.0));
+        // Segments tile the bar: each starts where the one before ends.
+        for w in row.segments.windows(2) {
+            assert!(close(w[0].x + w[0].width, w[1].x));
+        }
+        assert!(g.rows[1].segments.is_empty());
+        assert!(close(g.rows[1].y, 37.0));
+        let third = &g.rows[2].segments;
+        assert!(close(third[0].width, 0.0) && close(third[1].width, 132.0));
+        assert!(close(third[2].x, x(0.5)));
+        assert!(close(g.frame.height, 8.0 + 72.0 + 36.0));
+        assert!(close(g.ticks[2].1, x(0.5)));
+        let svg = chart.render().into_string();
+        // The empty part draws nothing; the empty row says so; labels are escaped.
+        assert_eq!(svg.matches("<rect class=\"segment\"").count(), 5, "{svg}");
+        assert!(svg.contains(">none<") && svg.contains(">858<"));
+        assert!(svg.contains("&lt;script&gt;") && !svg.contains("<script>"));
+        assert!(svg.contains(&format!(r#"width="{:.1}""#, 264.0 * 584.0 / 858.0)));
+        // A heading takes a line of its own above its row, and pushes the rows below it down.
+        let mut headed = chart.clone();
+        headed.rows[1].heading = Some("typo_30".into());
+        let h = headed.geometry();
+        assert_eq!(h.rows[0].heading_y, None);
+        assert!(close(
+            h.rows[1].heading_y.unwrap_or(f64::NAN),
+            8.0 + 24.0 + 15.0
+        ));
+        assert!(close(h.rows[1].y, 8.0 + 24.0 + 22.0 + 5.0));
+        assert!(close(h.rows[2].y, g.rows[2].y + 22.0));
+        assert!(close(h.frame.height, g.frame.height + 22.0));
+        assert!(headed.render().into_string().contains(">typo_30</text>"));
     }
 
     #[test]

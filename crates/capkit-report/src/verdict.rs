@@ -13,15 +13,18 @@ use profile_stats::{Comparison, Interval, PairTests, PairedTest, ProfileReport, 
 use crate::figures::Figures;
 use crate::format::{Direction, invariance_verdict, percent, points_with_interval, test_p};
 
-/// One stage's headline rate: agreement with the teacher (classifiers) or the student's micro
-/// F1 against the gold (extractors); `clean` first, then the corruptions in suite order.
+/// One stage's headline rate: agreement with the teacher (classifiers; against the reference
+/// the stage declares) or the student's micro F1 against the gold (extractors); `clean` first,
+/// then the corruptions in suite order. A corruption that changed no text measures nothing
+/// and is left out (as its test is left out of the Holm family).
 fn stage_rates(figures: &Figures) -> Vec<(&str, Option<f64>, &Interval)> {
     let mut out: Vec<(&str, Option<f64>, &Interval)> = vec![("clean", Some(0.0), figures.clean())];
     match figures {
         Figures::Classify(a) => out.extend(
             a.corruptions
                 .iter()
-                .map(|(k, c)| (k.as_str(), c.severity, &c.agreement)),
+                .filter(|(_, c)| !c.changed_nothing())
+                .map(|(k, c)| (k.as_str(), c.severity, c.headline().0)),
         ),
         Figures::Extract(a) => out.extend(
             a.corruptions
@@ -55,7 +58,11 @@ pub(crate) fn profile(report: &ProfileReport, figures: &Figures) -> Markup {
             .unwrap_or(f64::INFINITY)
             .total_cmp(&b.2.estimate.unwrap_or(f64::INFINITY))
     });
-    let invariances = figures.invariances();
+    let invariances: Vec<_> = figures
+        .invariances()
+        .into_iter()
+        .filter(|i| !i.changed_nothing())
+        .collect();
     let worst = invariances.iter().max_by(|a, b| {
         a.student
             .estimate
@@ -66,6 +73,17 @@ pub(crate) fn profile(report: &ProfileReport, figures: &Figures) -> Markup {
         Task::Classify => "agreement with the teacher",
         Task::Extract => "F1 against the gold",
     };
+    // Which teacher answer a corruption's agreement is against, said where it is named.
+    let against = |stage: &str| match figures {
+        Figures::Classify(a) => a
+            .corruptions
+            .get(stage)
+            // An older report knows one reference only: its page says nothing new.
+            .filter(|c| c.whose.is_some())
+            .map(|c| crate::whose::reference_words(c.reference)),
+        Figures::Extract(_) => None,
+    };
+    let no_ops = figures.no_op_stages();
     let gap = match figures {
         Figures::Extract(a) => a
             .corruptions
@@ -82,8 +100,16 @@ pub(crate) fn profile(report: &ProfileReport, figures: &Figures) -> Markup {
             .map(|(k, _, s, t)| {
                 html! { bdi { (k) } ": student F1 " (rate(s)) ", teacher " (rate(t)) }
             }),
-        Figures::Classify(_) => lowest.map(|(k, _, i)| {
-            html! { bdi { (k) } ": the student agrees with the teacher on " (rate(i)) " of texts" }
+        Figures::Classify(a) => lowest.map(|(k, _, i)| {
+            let against = a
+                .corruptions
+                .get(*k)
+                .filter(|c| c.whose.is_some())
+                .map(|c| crate::whose::reference_words(c.reference));
+            html! {
+                bdi { (k) } ": the student agrees with the teacher on " (rate(i)) " of texts"
+                @if let Some(w) = against { ", " (w) }
+            }
         }),
     };
     html! {
@@ -101,6 +127,7 @@ pub(crate) fn profile(report: &ProfileReport, figures: &Figures) -> Markup {
                             "first below the " (percent(Some(threshold))) " threshold at " bdi { (k) }
                             @if let Some(s) = s { " (severity " (crate::format::number(*s)) ")" }
                             ": " (measure) " " (rate(i))
+                            @if let Some(w) = against(k) { ", " (w) }
                         }
                         None => {
                             "never below the " (percent(Some(threshold))) " threshold"
@@ -118,6 +145,9 @@ pub(crate) fn profile(report: &ProfileReport, figures: &Figures) -> Markup {
                 }
                 @if let Some(gap) = gap {
                     li { strong { "Biggest gap to the teacher: " } (gap) }
+                }
+                @if !no_ops.is_empty() {
+                    li { (crate::whose::no_op_note(&no_ops, report.n())) }
                 }
             }
         }
@@ -156,6 +186,10 @@ fn stages<'a>(students: &'a [Student<'a>]) -> Vec<Stage<'a>> {
         })
         .collect();
     for (k, inv) in first.figures.invariances().iter().enumerate() {
+        // A rewrite that changed no text ranks nobody.
+        if inv.changed_nothing() {
+            continue;
+        }
         out.push(Stage {
             name: inv.name,
             higher_is_better: false,
@@ -241,6 +275,13 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
         .next()
         .map_or(0.95, |r| r.settings.level.get());
     let stages = stages(students);
+    // The students saw the same texts: a stage no student's texts changed is left out.
+    let (no_op_corruptions, no_op_invariances) = c.stages_that_changed_nothing();
+    let no_ops: Vec<&str> = no_op_corruptions
+        .into_iter()
+        .chain(no_op_invariances)
+        .collect();
+    let n = c.students.values().next().map_or(0, |r| r.n());
     html! {
         section.verdict-first {
             h3 { "Verdict" }
@@ -249,6 +290,9 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
                     @for b in &students[i + 1..] {
                         li { (pair_line(c, tests, a, b, level)) }
                     }
+                }
+                @if !no_ops.is_empty() {
+                    li { (crate::whose::no_op_note(&no_ops, n)) }
                 }
             }
             (crate::parts::scroll(html! {
@@ -368,6 +412,12 @@ fn stages_of(figures: &Figures) -> Vec<(&str, bool)> {
         .into_iter()
         .map(|(k, _, _)| (k, false))
         .collect();
-    out.extend(figures.invariances().iter().map(|i| (i.name, true)));
+    out.extend(
+        figures
+            .invariances()
+            .iter()
+            .filter(|i| !i.changed_nothing())
+            .map(|i| (i.name, true)),
+    );
     out
 }

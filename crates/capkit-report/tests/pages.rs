@@ -167,6 +167,11 @@ fn estimated_figures_are_marked_on_the_page() {
         text.contains("(estimated: computed from the estimated points, without an interval)"),
         "{text}"
     );
+    // Under a sample, the whose-change figures say which texts they are over.
+    assert!(
+        text.contains("agreement with its clean answer is over every text"),
+        "{text}"
+    );
     let full = readable(&common::page(&[("r.json", common::classify_report())]));
     assert!(!full.contains("(estimated)") && !full.contains("Teacher sample"));
     assert!(!full.contains("PPI++") && !full.contains("estimated points"));
@@ -256,4 +261,181 @@ fn a_field_that_is_not_a_str_is_named_on_the_page_as_the_json_names_it() {
         !html.contains("capkit:key"),
         "the stored form is on the page"
     );
+}
+
+/// The HTML between the first `start` after `from` and the next `end`.
+fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+    html.split_once(start)
+        .and_then(|(_, rest)| rest.split_once(end))
+        .map_or("", |(inside, _)| inside)
+}
+
+/// Issue 32 on a profile page: every stage's changed-text count, the no-op stages marked and
+/// left out of the verdict, each headline against its reference, the teacher's change beside
+/// the student's, the stacked bar of new disagreements, and the examples, escaped and isolated.
+#[test]
+fn a_page_shows_whose_change_and_examples() {
+    let report = common::whose_report();
+    let html = readable(&page("whose"));
+    let n = report["counts"]["n"].as_u64().unwrap();
+    // Every stage's changed-text count, as the report has it; the no-op ones marked.
+    let mut no_ops = Vec::new();
+    for section in ["corruptions", "invariances"] {
+        for (name, stage) in report[section].as_object().unwrap() {
+            let k = stage["texts_changed"].as_u64().unwrap();
+            if k == 0 {
+                no_ops.push(name.clone());
+                assert!(html.contains(&format!("changed 0 of {n} texts")), "{name}");
+            } else {
+                assert!(html.contains(&format!("{k} of {n}")), "{name}: {k} of {n}");
+            }
+        }
+    }
+    assert_eq!(no_ops, ["no_op"]);
+    // The verdict names the no-op stage only to say it measures nothing.
+    let verdict = between(&html, "<section class=\"verdict-first\">", "</section>");
+    assert!(verdict.contains("Measures nothing"), "{verdict}");
+    assert_eq!(verdict.matches("no_op").count(), 1, "{verdict}");
+    let corruptions = between(&html, "<section class=\"corruptions\">", "</section>");
+    assert!(corruptions.contains("measures nothing: left out of rankings"));
+    // typo_30 declares the teacher's clean answer: its headline is that agreement.
+    let typo_30 = &report["corruptions"]["typo_30"];
+    assert_eq!(typo_30["reference"], "teacher_clean");
+    let headline = typo_30["whose"]["teacher_clean_agreement"]["estimate"]
+        .as_f64()
+        .unwrap();
+    let row = between(corruptions, "<th scope=\"row\">typo_30", "</tr>");
+    assert!(
+        row.contains(&format!("{:.1} % [", headline * 100.0)),
+        "{row}"
+    );
+    assert!(row.contains("the teacher's clean answer"), "{row}");
+    // Its curve point is drawn at that agreement, with the same interval.
+    let clean = &typo_30["whose"]["teacher_clean_agreement"];
+    let interval = format!(
+        "{:.1} % [{:.1}, {:.1}]",
+        headline * 100.0,
+        clean["lower"].as_f64().unwrap() * 100.0,
+        clean["upper"].as_f64().unwrap() * 100.0
+    );
+    assert!(row.contains(&interval), "{row}");
+    let points = between(&html, "<table class=\"curve-points\">", "</table>");
+    assert!(points.contains(&interval), "{points}");
+    let typo_10 = between(corruptions, "<th scope=\"row\">typo_10", "</tr>");
+    assert!(
+        typo_10.contains("the teacher on the corrupted text"),
+        "{typo_10}"
+    );
+    // The teacher's own change rate, with its interval, beside the student's.
+    let whose = between(&html, "<section class=\"whose\">", "</section>");
+    let teacher = &report["corruptions"]["typo_10"]["whose"]["teacher_change"];
+    assert!(whose.contains(&format!(
+        "{:.1} % [{:.1}, {:.1}]",
+        teacher["estimate"].as_f64().unwrap() * 100.0,
+        teacher["lower"].as_f64().unwrap() * 100.0,
+        teacher["upper"].as_f64().unwrap() * 100.0
+    )));
+    // The stacked bar: a chart with its title and text alternative, segments, a legend.
+    assert!(whose.contains("New disagreements: whose answer moved"));
+    assert!(whose.contains("<rect class=\"segment\""), "{whose}");
+    let d = &report["corruptions"]["typo_30"]["whose"]["new_disagreements"];
+    assert!(whose.contains(&format!(
+        "typo_30: {} new disagreements, {} teacher only, {} student only, {} both",
+        d["teacher_only"].as_u64().unwrap()
+            + d["student_only"].as_u64().unwrap()
+            + d["both"].as_u64().unwrap(),
+        d["teacher_only"],
+        d["student_only"],
+        d["both"]
+    )));
+    // Examples: the hostile text escaped inside a <bdi>, the right-to-left override isolated
+    // in one, the long text folded and its cut said, the teacher's escalation shown.
+    let examples = between(&html, "<section class=\"examples\">", "</section>");
+    assert!(
+        examples
+            .contains("<bdi class=\"ex\">&lt;script&gt;alert(1)&lt;/script&gt; good food</bdi>")
+    );
+    assert!(examples.contains("<bdi class=\"ex\">\u{202E}good food"));
+    assert!(!html.contains("<script>"));
+    assert!(examples.contains("<details class=\"text\">"));
+    assert!(examples.contains("cut: the report keeps the first 240 characters"));
+    assert!(examples.contains("(escalated the clean text)"));
+    assert!(examples.contains("Only the teacher's answer changed"));
+    assert!(examples.contains("Only the student's answer changed"));
+}
+
+/// A report written before issue 32 (no changed-text counts, no whose-change counts, no
+/// examples) renders as it did: no new column, section or mark.
+#[test]
+fn an_older_report_renders_as_before() {
+    let mut report = common::whose_report();
+    for stage in report["counts"]["corruptions"]
+        .as_object_mut()
+        .unwrap()
+        .values_mut()
+    {
+        stage.as_object_mut().unwrap().remove("change");
+    }
+    for stage in report["counts"]["invariances"]
+        .as_object_mut()
+        .unwrap()
+        .values_mut()
+    {
+        stage.as_object_mut().unwrap().remove("texts_changed");
+    }
+    report.as_object_mut().unwrap().remove("examples");
+    let html = common::page(&[("old.json", report)]);
+    for absent in [
+        "texts changed",
+        "Whose change",
+        "Examples",
+        "Measures nothing",
+        "measures nothing",
+        "against the reference",
+        "the teacher on the corrupted text",
+        "teacher's answer on the corrupted text",
+        "class=\"segment\"",
+    ] {
+        assert!(
+            !html.contains(absent),
+            "{absent:?} on an older report's page"
+        );
+    }
+    // Without the counts, the no-op stage is ranked like any other.
+    assert!(html.contains("no_op") && html.contains("Corruptions"));
+}
+
+/// A comparison page gives the changed-text counts, leaves the no-op stage out of the
+/// rankings and the pairwise tables, and shows each student's examples.
+#[test]
+fn a_comparison_leaves_no_op_stages_out_of_its_rankings() {
+    let html = readable(&page("whose-compare"));
+    let n = common::whose_texts().len();
+    let ranking = between(&html, "<table class=\"ranking\">", "</table>");
+    assert!(
+        ranking.contains("typo_30") && !ranking.contains("no_op"),
+        "{ranking}"
+    );
+    let pairs = between(&html, "<section class=\"pairs\">", "</section>");
+    assert!(pairs.contains("Measures nothing"));
+    assert_eq!(pairs.matches("no_op").count(), 1, "{pairs}");
+    let stages = between(&html, "<section class=\"stages\">", "</section>");
+    assert!(
+        stages.contains(&format!("changed 0 of {n} texts")),
+        "{stages}"
+    );
+    assert!(
+        stages.contains(&format!("of {n}"))
+            && stages.contains("against the teacher's clean answer")
+    );
+    // The teacher's own change beside each student's, and each student's new disagreements.
+    let whose = between(&html, "<section class=\"whose\">", "</section>");
+    assert!(whose.contains("changed its answer") && whose.contains("<rect class=\"segment\""));
+    assert!(whose.contains("<text class=\"heading\" x=\"4\" y=\"23.0\">typo_30</text>"));
+    let examples = between(
+        &html,
+        "<section class=\"student-examples\">",
+        "</section>\n</section>",
+    );
+    assert!(examples.contains("Examples: ") && examples.contains("&lt;script&gt;"));
 }

@@ -135,6 +135,28 @@ const OVERLAPS: &str = r#"(() => {
   return bad;
 })()"#;
 
+/// The examples, every block opened (the page opens none: a reader does), must fit the screen
+/// at a phone's width: no element of an examples section wider than its section or past the
+/// viewport's right edge. Returns the problems and how many examples were laid out.
+const EXAMPLES_FIT: &str = r#"(() => {
+  const bad = [];
+  let examples = 0;
+  for (const d of document.querySelectorAll("section.examples details")) d.open = true;
+  for (const s of document.querySelectorAll("section.examples")) {
+    examples += s.querySelectorAll("dl.example").length;
+    if (s.scrollWidth > s.clientWidth + 1)
+      bad.push("an examples section scrolls sideways: " + s.scrollWidth + " > " + s.clientWidth);
+    for (const e of s.querySelectorAll("*")) {
+      const r = e.getBoundingClientRect();
+      if (r.width > 0 && r.right > window.innerWidth + 1) {
+        bad.push("<" + e.localName + " class=" + e.className + "> ends at " + Math.round(r.right) + " px");
+        break;
+      }
+    }
+  }
+  return {bad, examples};
+})()"#;
+
 /// The figures each page must show.
 fn key_figures(name: &str) -> &'static [&'static str] {
     match name {
@@ -189,6 +211,16 @@ fn key_figures(name: &str) -> &'static [&'static str] {
         ],
         "extract-compare" => &["Verdict", "exact record match"],
         "typo-score" => &["Verdict", "Needs nothing: best"],
+        "whose" => &[
+            "Whose change",
+            "(number: new disagreements)",
+            "teacher only",
+            "Measures nothing",
+            "changed 0 of 14 texts",
+            "the teacher's clean answer",
+            "Examples",
+        ],
+        "whose-compare" => &["Verdict", "Measures nothing", "Examples: A"],
         _ => &[],
     }
 }
@@ -245,6 +277,22 @@ fn pages_render_offline_in_chromium() {
                     "{at}: tables wider than the page: {}",
                     layout["clipped"]
                 ));
+            }
+            // At 390 px the opened examples fit the screen (the screenshot shows them open).
+            if width == 390 {
+                let fit = browser.eval(&tab, EXAMPLES_FIT).unwrap();
+                match &fit["bad"] {
+                    Value::Array(bad) if bad.is_empty() => {}
+                    bad => failures.push(format!("{at}: examples overflow: {bad}")),
+                }
+                if name.starts_with("whose") && fit["examples"].as_u64().unwrap_or(0) == 0 {
+                    failures.push(format!("{at}: no example laid out"));
+                }
+                // Opened, the hostile example text is shown as text (it ran nothing: the
+                // problems above would say so).
+                if name == "whose" && !text(&mut browser, &tab).contains(common::HOSTILE[0]) {
+                    failures.push(format!("{at}: the hostile example is not shown as text"));
+                }
             }
             let png = browser.screenshot(&tab).unwrap();
             assert!(

@@ -272,6 +272,79 @@ pub fn hostile_comparison() -> Value {
         .to_json()
 }
 
+/// The texts of the whose-change page: the offline example's, a hostile one, one with a
+/// right-to-left override, and one longer than the 240 characters a report keeps.
+pub fn whose_texts() -> Vec<String> {
+    let mut texts: Vec<String> = example_texts().into_iter().map(str::to_owned).collect();
+    texts.push(format!("{} good food", HOSTILE[0]));
+    texts.push("\u{202E}good food, great staff".to_owned());
+    // The student reads "great" as positive, the teacher does not: a clean disagreement, so
+    // among the (fewer than 5) clean examples whatever its key.
+    texts.push(format!(
+        "great room {}",
+        "and the staff were quiet ".repeat(12)
+    ));
+    // Short: the teacher escalates it.
+    texts.push("great view".to_owned());
+    texts
+}
+
+/// The teacher reads the whole word (fragile to typos), the student a word's first letter
+/// (robust to most, and wrong about "great"): the teacher moves alone on many typos.
+fn first_letter_student() -> impl Model {
+    PerItemFn::new(|t: &str| label(t.split_whitespace().any(|w| w.starts_with('g'))))
+}
+
+/// A classifier report with whose-change counts, a stage against the teacher's clean answer, a
+/// corruption and an invariance that change no text, and up to 5 examples per stage and kind.
+pub fn whose_report() -> Value {
+    let mut suite = SuiteSpec::from_json_str(
+        r#"{"corruptions": [
+              {"name": "typo_10", "transform": "keyboard_typo", "rate": 0.10},
+              {"name": "typo_30", "transform": "keyboard_typo", "rate": 0.30, "reference": "teacher_clean"}],
+            "invariances": [{"name": "case", "transform": "case_jitter"},
+                            {"name": "whitespace", "transform": "whitespace"}]}"#,
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    // A rewrite of a character none of the texts has: it changes nothing, measures nothing.
+    suite.add_corruption("no_op", capture::Transform::new(|t| t.replace('\u{7}', "")));
+    let (s, t) = (first_letter_student(), teacher());
+    let texts = whose_texts();
+    let mut run = capture::CaptureRun::new(&s, &t, &suite)
+        .unwrap()
+        .with_examples(5);
+    run.add(&texts).unwrap();
+    run.report()
+        .unwrap()
+        .with_models(
+            Some("cmd:first-letter".into()),
+            Some("cmd:whole-word".into()),
+        )
+        .to_json()
+}
+
+/// A comparison of two students with examples and the whose-change suite.
+pub fn whose_comparison() -> Value {
+    let mut suite = SuiteSpec::from_json_str(
+        r#"{"corruptions": [
+              {"name": "typo_30", "transform": "keyboard_typo", "rate": 0.30, "reference": "teacher_clean"}],
+            "invariances": [{"name": "case", "transform": "case_jitter"}]}"#,
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    suite.add_corruption("no_op", capture::Transform::new(|t| t.replace('\u{7}', "")));
+    let (a, b) = (student(), first_letter_student());
+    let students: [(&str, &dyn Model); 2] = [("cmd:exact", &a), ("cmd:first-letter", &b)];
+    let texts = whose_texts();
+    capture::compare_students_with(&teacher(), &students, [texts.as_slice()], &suite, None, 5)
+        .unwrap()
+        .with_teacher(Some("cmd:whole-word".into()))
+        .to_json()
+}
+
 /// The fixed date every test page is generated at.
 pub const DATE: &str = "2026-12-01 12:00 UTC";
 
@@ -300,6 +373,11 @@ pub fn pages() -> Vec<(&'static str, String)> {
             page(&[("extract-report.json", extract_report())]),
         ),
         ("compare", page(&[("comparison.json", comparison())])),
+        ("whose", page(&[("whose.json", whose_report())])),
+        (
+            "whose-compare",
+            page(&[("whose-compare.json", whose_comparison())]),
+        ),
         (
             "hostile",
             page(&[
