@@ -33,6 +33,7 @@ mod output;
 mod progress;
 mod report;
 mod run_info;
+mod slices;
 mod suite;
 mod texts;
 
@@ -81,6 +82,10 @@ enum Command {
     /// Check conditions over a report's figures: exit 0 when every gate passes, 2 when one
     /// fails, 1 on an error.
     Gate(gate::GateArgs),
+    /// Find the slices of a per-text ledger (`classify --ledger`) where the student disagrees
+    /// with its teacher more than on the rest: length bins, tokens, character classes, labels
+    /// and pairs of them, Benjamini–Hochberg (or Holm) over every candidate tested.
+    Slices(slices::SlicesArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -390,6 +395,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Compare(args) => compare::run(&args),
         Command::Merge(args) => merge::run(&args),
         Command::Gate(args) => gate::run(&args),
+        Command::Slices(args) => slices::run(&args),
     }
 }
 

@@ -12,20 +12,10 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::{capkit_in, output, root, stderr};
+use support::{capkit_in, ok, output, root, stderr};
 
 fn capkit(args: &[&str], dir: &Path) -> Output {
     output(capkit_in(dir).args(args))
-}
-
-fn ok(out: &Output) -> &Output {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 fn read_json(path: &Path) -> Value {

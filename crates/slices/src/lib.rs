@@ -647,7 +647,8 @@ pub fn find_slices<R: BufRead>(
         Method::Bh => stats::bh_log10(&log10_p),
         Method::Holm => profile_stats::holm_log10(&log10_p),
     };
-    let q = 1.0 - options.level.get();
+    // Rounded to 12 digits: 1 − 0.95 is 0.050000000000000044 in binary, and the JSON shows it.
+    let q = ((1.0 - options.level.get()) * 1e12).round() / 1e12;
     let log10_q = q.log10();
 
     // Per stage: the significant tests in order; conjunctions folded into a significant part

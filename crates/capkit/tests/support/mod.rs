@@ -37,6 +37,17 @@ pub fn output(cmd: &mut Command) -> Output {
         .unwrap_or_else(|e| panic!("cannot run capkit: {e}"))
 }
 
+/// `out`, after asserting it succeeded (the exit code and stderr shown when not).
+pub fn ok(out: &Output) -> &Output {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The stderr of `out`, as text.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
