@@ -98,6 +98,19 @@ fn slices_of_the_example_ledger() {
             .iter()
             .all(|e| e["text"].as_str().unwrap().contains("GOOD"))
     );
+    // "really GOOD coffee, slow service": its four words hold the same ten lines, one slice.
+    let clean = json["stages"]["clean"].as_array().unwrap();
+    let coffee = clean.iter().find(|s| s["name"] == "token:coffee").unwrap();
+    let folded: Vec<&str> = coffee["folded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    for alias in ["token:really", "token:service", "token:slow"] {
+        assert!(folded.contains(&alias), "{folded:?}");
+        assert!(clean.iter().all(|s| s["name"] != alias));
+    }
     assert_eq!(json["stages"]["whitespace"], Value::Array(vec![]));
     assert!(json["stages"]["clean"].as_array().unwrap().len() <= 15);
 

@@ -22,7 +22,9 @@
 //!
 //! A conjunction `A & B` is *folded* into `A` when `A` is itself significant at that stage and
 //! their Wilson intervals overlap (the conjunction's rate is not told apart from its part's,
-//! so `B` adds nothing shown); it is then listed under `A`'s `folded`, not on its own.
+//! so `B` adds nothing shown); it is then listed under `A`'s `folded`, not on its own. A
+//! candidate holding exactly the texts of one before it in the order (`token:coffee` and
+//! `token:slow` when every text with one has the other) is folded into it the same way.
 //!
 //! Memory: the ledger is read three times, streaming. The first pass counts each token's
 //! texts (memory: the vocabulary); the second counts each stage's lines and disagreements per
@@ -111,7 +113,8 @@ pub struct SliceReport {
     /// Per stage, in ledger order: its lines, disagreements and how many slices are
     /// significant.
     pub totals: Stages<StageTotal>,
-    /// Per stage, in ledger order: the slices shown, by adjusted p, then raw p, then name.
+    /// Per stage, in ledger order: the slices shown, by adjusted p, then raw p, then single
+    /// candidates before conjunctions, then name.
     pub stages: Stages<Vec<Slice>>,
 }
 
@@ -368,6 +371,14 @@ fn pair_index(a: u32, b: u32) -> usize {
     b * (b - 1) / 2 + a
 }
 
+/// splitmix64's finaliser: a well-spread 64-bit hash of a text's ordinal.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Lines and disagreements.
 #[derive(Clone, Copy, Default)]
 struct Count {
@@ -512,6 +523,11 @@ pub fn find_slices<R: BufRead>(
     let mut single_examples = vec![Smallest::default(); s_count * singles];
     let mut pair_examples = vec![Smallest::default(); s_count * pairs];
     let mut pair_support = vec![0u64; pairs];
+    // Which texts each candidate and pair holds, as a sum of one hash per text (its ordinal among
+    // the clean lines): two with the same support and sum hold the same texts (but for a 2⁻⁶⁴
+    // chance), so one is folded into the other.
+    let mut single_print = vec![0u64; singles];
+    let mut pair_print = vec![0u64; pairs];
     // The candidates of the text whose lines are being read (a text's lines are consecutive;
     // a line of another id is computed from its own fields).
     let mut current: Option<(u64, Vec<u32>, Vec<u32>)> = None;
@@ -537,9 +553,14 @@ pub fn find_slices<R: BufRead>(
         };
         if kind == Kind::Clean {
             second_texts += 1;
+            let h = mix(second_texts);
+            for &c in ids {
+                single_print[c as usize] = single_print[c as usize].wrapping_add(h);
+            }
             for (j, &b) in positions.iter().enumerate() {
                 for &a in &positions[..j] {
                     pair_support[pair_index(a, b)] += 1;
+                    pair_print[pair_index(a, b)] = pair_print[pair_index(a, b)].wrapping_add(h);
                 }
             }
         }
@@ -589,40 +610,44 @@ pub fn find_slices<R: BufRead>(
         z: f64,
         log10_p: f64,
         examples: Vec<(u64, u64)>,
+        /// The support and the sum of the texts' hashes: which texts it holds.
+        members: (u64, u64),
     }
     let conjunctions = pair_support.iter().filter(|&&s| testable(s)).count();
     let mut tests: Vec<Test> = Vec::new();
     for (s, stage_total) in total.iter().enumerate() {
-        let mut try_test = |parts: Vec<u32>, texts: u64, count: Count, examples: &Smallest| {
-            let rest = Count {
-                n: stage_total.n - count.n,
-                x: stage_total.x - count.x,
+        let mut try_test =
+            |parts: Vec<u32>, (texts, print): (u64, u64), count: Count, examples: &Smallest| {
+                let rest = Count {
+                    n: stage_total.n - count.n,
+                    x: stage_total.x - count.x,
+                };
+                if count.n == 0 || rest.n == 0 {
+                    return;
+                }
+                let (z, log10_p) = stats::slice_test(count.x, count.n, rest.x, rest.n);
+                let name = parts
+                    .iter()
+                    .map(|&c| candidates.names[c as usize].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" & ");
+                tests.push(Test {
+                    stage: s,
+                    parts,
+                    name,
+                    texts,
+                    count,
+                    z,
+                    log10_p,
+                    examples: examples.0.clone(),
+                    members: (texts, print),
+                });
             };
-            if count.n == 0 || rest.n == 0 {
-                return;
-            }
-            let (z, log10_p) = stats::slice_test(count.x, count.n, rest.x, rest.n);
-            let name = parts
-                .iter()
-                .map(|&c| candidates.names[c as usize].as_str())
-                .collect::<Vec<_>>()
-                .join(" & ");
-            tests.push(Test {
-                stage: s,
-                parts,
-                name,
-                texts,
-                count,
-                z,
-                log10_p,
-                examples: examples.0.clone(),
-            });
-        };
-        for c in 0..singles {
+        for (c, (&support, &print)) in candidates.support.iter().zip(&single_print).enumerate() {
             let at = s * singles + c;
             try_test(
                 vec![c as u32],
-                candidates.support[c],
+                (support, print),
                 single[at],
                 &single_examples[at],
             );
@@ -638,7 +663,12 @@ pub fn find_slices<R: BufRead>(
                     candidates.names[*x as usize].cmp(&candidates.names[*y as usize])
                 });
                 let at = s * pairs + index;
-                try_test(parts, pair_support[index], pair[at], &pair_examples[at]);
+                try_test(
+                    parts,
+                    (pair_support[index], pair_print[index]),
+                    pair[at],
+                    &pair_examples[at],
+                );
             }
         }
     }
@@ -667,6 +697,8 @@ pub fn find_slices<R: BufRead>(
             adjusted[i]
                 .total_cmp(&adjusted[j])
                 .then(tests[i].log10_p.total_cmp(&tests[j].log10_p))
+                // At equal p (the same texts, often) the simpler slice first: it is kept.
+                .then(tests[i].parts.len().cmp(&tests[j].parts.len()))
                 .then(tests[i].name.cmp(&tests[j].name))
         });
         let single_at: HashMap<u32, usize> = significant
@@ -675,9 +707,27 @@ pub fn find_slices<R: BufRead>(
             .map(|&i| (tests[i].parts[0], i))
             .collect();
         let mut folded_into: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        // A candidate holding the very texts of one before it in the order (the same counts,
+        // so the same p: they are neighbours, the first by name kept) is that slice again.
+        let mut alias_of: HashMap<usize, usize> = HashMap::new();
+        let mut first_with: HashMap<(u64, u64), usize> = HashMap::new();
+        for &i in &significant {
+            match first_with.get(&tests[i].members) {
+                Some(&p) => {
+                    alias_of.insert(i, p);
+                }
+                None => {
+                    first_with.insert(tests[i].members, i);
+                }
+            }
+        }
         let mut kept = Vec::new();
         for &i in &significant {
             let t = &tests[i];
+            if let Some(&p) = alias_of.get(&i) {
+                folded_into.entry(p).or_default().push(t.name.clone());
+                continue;
+            }
             let inside = interval(t.count);
             // The significant part, first in the order, whose interval overlaps the conjunction's.
             let into = (t.parts.len() == 2)
@@ -693,7 +743,9 @@ pub fn find_slices<R: BufRead>(
                         inside.lower <= other.upper && other.lower <= inside.upper
                     })
                 })
-                .flatten();
+                .flatten()
+                // A part that is another slice again: into the slice kept.
+                .map(|p| alias_of.get(&p).copied().unwrap_or(p));
             match into {
                 Some(p) => folded_into.entry(p).or_default().push(t.name.clone()),
                 None => kept.push(i),

@@ -110,7 +110,8 @@ fn a_conjunction_inside_its_part_is_folded() {
         let text = format!(
             "x{} {} {}",
             i % 3,
-            if alpha { "alpha" } else { "" },
+            // `also` on exactly the alpha texts: the same slice again.
+            if alpha { "alpha also" } else { "" },
             if beta { "beta" } else { "" }
         );
         let disagree = if alpha {
@@ -136,6 +137,20 @@ fn a_conjunction_inside_its_part_is_folded() {
     );
     assert!(clean.iter().all(|s| s.name != "token:alpha & token:beta"));
     assert!(report.totals.0[0].1.folded >= 1);
+    // The same texts under another name: folded into the first by name.
+    assert!(
+        alpha.folded.contains(&"token:also".to_owned()),
+        "{:?}",
+        alpha.folded
+    );
+    assert!(
+        alpha
+            .folded
+            .contains(&"token:alpha & token:also".to_owned()),
+        "{:?}",
+        alpha.folded
+    );
+    assert!(clean.iter().all(|s| !s.name.contains("also")));
 }
 
 #[test]
