@@ -490,8 +490,8 @@ pub fn classify(
             let (agreement, test) = c.headline();
             c.headline = Some(Headline {
                 reference: c.reference,
-                agreement: agreement.clone(),
-                clean_vs_corrupted: test.clone(),
+                agreement: *agreement,
+                clean_vs_corrupted: *test,
             });
         }
     }

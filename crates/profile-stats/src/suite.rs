@@ -48,6 +48,13 @@ pub struct SuiteDescriptor {
     pub probe_texts: Option<Vec<String>>,
 }
 
+/// A severity to ten significant digits, shortest form: `0.15`, never the `0.15000000000000002`
+/// of float arithmetic, in the messages that name a suite's stages.
+fn display(value: f64) -> String {
+    let rounded = format!("{value:.9e}").parse::<f64>().unwrap_or(value);
+    format!("{rounded}")
+}
+
 impl SuiteDescriptor {
     /// A descriptor without fingerprint: corruptions as (name, optional (family, severity)),
     /// invariance names, and the number of probes.
@@ -110,7 +117,7 @@ impl SuiteDescriptor {
             .iter()
             .map(|c| {
                 let name = match (&c.family, c.severity) {
-                    (Some(f), Some(s)) => format!("{} ({f} {s})", c.name),
+                    (Some(f), Some(s)) => format!("{} ({f} {})", c.name, display(s)),
                     _ => c.name.clone(),
                 };
                 if c.reference.is_default() {
@@ -129,5 +136,20 @@ impl SuiteDescriptor {
             self.invariances.join(", "),
             self.probes
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 36: a severity of float arithmetic is named rounded.
+    #[test]
+    fn severities_are_described_rounded() {
+        let d = SuiteDescriptor::new([("c", Some(("chain", 0.05 + 0.1)))], ["i"], 0);
+        assert_eq!(
+            d.describe(),
+            "corruptions [c (chain 0.15)], invariances [i], 0 probes"
+        );
     }
 }
