@@ -16,7 +16,7 @@ use crate::format::{
     Direction, corruption_verdict, invariance_verdict, number, p_value, percent,
     points_with_interval, rate_with_interval,
 };
-use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
+use crate::parts::{Ids, Source, run_rows, scroll, source_rows, stage_meta};
 use crate::style::heat;
 use crate::svg::{Curve, CurvePoint, IntervalChart, IntervalGroup, LineChart, legend};
 use crate::whose::{self, MEASURES_NOTHING, changed_cell, reference_short};
@@ -282,16 +282,16 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
         (curves_section(report, &figures, ids))
         @match &figures {
             Figures::Classify(a) => {
-                (classify_corruptions(a, level, report.n()))
+                (classify_corruptions(a, &report.suite, level, report.n()))
                 (whose::whose_section(a, report.n(), level, ids))
-                (invariances_section(&figures.invariances(), level, ids, "label", report.n()))
+                (invariances_section(&figures.invariances(), &report.suite, level, ids, "label", report.n()))
                 @if let Some(e) = &report.examples {
                     (whose::examples_section(e, report.n(), &|s, inv| stage_changed(&figures, s, inv), None))
                 }
             }
             Figures::Extract(a) => {
-                (extract_corruptions(a, level))
-                (invariances_section(&figures.invariances(), level, ids, "record", report.n()))
+                (extract_corruptions(a, &report.suite, level))
+                (invariances_section(&figures.invariances(), &report.suite, level, ids, "record", report.n()))
                 (extract_f1_under_invariances(a))
                 (validity_section(a, ids))
                 (heat_map_section(a, doc.fields.as_ref()))
@@ -366,6 +366,7 @@ pub(crate) fn suite_rows(report: &ProfileReport) -> Markup {
                 @if k > 0 { ", " }
                 bdi { (name) }
                 @if let Some(what) = what { " (" (what) ")" }
+                (stage_meta(suite, name))
             }
         }
     };
@@ -496,7 +497,12 @@ pub(crate) fn stage_changed(figures: &Figures, stage: &str, invariance: bool) ->
     }
 }
 
-fn classify_corruptions(a: &ClassifyAnalysis, level: f64, n: u64) -> Markup {
+fn classify_corruptions(
+    a: &ClassifyAnalysis,
+    suite: &profile_stats::SuiteDescriptor,
+    level: f64,
+    n: u64,
+) -> Markup {
     // Older reports did not count changed texts: their tables keep today's columns.
     let counted = a.corruptions.values().any(|c| c.texts_changed.is_some());
     html! {
@@ -521,7 +527,7 @@ fn classify_corruptions(a: &ClassifyAnalysis, level: f64, n: u64) -> Markup {
                             @for (name, c) in &a.corruptions {
                                 @let (agreement, test) = c.headline();
                                 tr {
-                                    th scope="row" { (name) }
+                                    th scope="row" { (name) (stage_meta(suite, name)) }
                                     td { (c.family.as_deref().unwrap_or("—")) }
                                     td.num { (c.severity.map_or("—".to_owned(), number)) }
                                     @if counted { td { (changed_cell(c.texts_changed, n)) } }
@@ -542,7 +548,11 @@ fn classify_corruptions(a: &ClassifyAnalysis, level: f64, n: u64) -> Markup {
     }
 }
 
-fn extract_corruptions(a: &ExtractAnalysis, level: f64) -> Markup {
+fn extract_corruptions(
+    a: &ExtractAnalysis,
+    suite: &profile_stats::SuiteDescriptor,
+    level: f64,
+) -> Markup {
     html! {
         @if !a.corruptions.is_empty() {
             section.corruptions {
@@ -558,7 +568,7 @@ fn extract_corruptions(a: &ExtractAnalysis, level: f64) -> Markup {
                         tbody {
                             @for (name, c) in &a.corruptions {
                                 tr {
-                                    th scope="row" { (name) }
+                                    th scope="row" { (name) (stage_meta(suite, name)) }
                                     td.num { (c.severity.map_or("—".to_owned(), number)) }
                                     td.num { (rate_with_interval(&c.student_f1)) }
                                     td.num { (rate_with_interval(&c.teacher_f1)) }
@@ -595,6 +605,7 @@ fn extract_f1_under_invariances(a: &ExtractAnalysis) -> Markup {
 
 fn invariances_section(
     rows: &[InvarianceRow<'_>],
+    suite: &profile_stats::SuiteDescriptor,
     level: f64,
     ids: &Ids,
     answer: &str,
@@ -668,7 +679,7 @@ fn invariances_section(
                         tbody {
                             @for r in rows {
                                 tr {
-                                    th scope="row" { (r.name) }
+                                    th scope="row" { (r.name) (stage_meta(suite, r.name)) }
                                     @if counted { td { (changed_cell(r.texts_changed, n)) } }
                                     td.num { (rate_with_interval(r.student)) }
                                     td.num { (rate_with_interval(r.teacher)) }

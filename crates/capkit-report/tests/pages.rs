@@ -439,3 +439,64 @@ fn a_comparison_leaves_no_op_stages_out_of_its_rankings() {
     );
     assert!(examples.contains("Examples: ") && examples.contains("&lt;script&gt;"));
 }
+
+/// Issue 36: a suite of two unrelated chains, weights and tags. The chains are two families
+/// (each its stage's name, at its declared severity, never their steps' sum); the weights and
+/// tags are on the page beside each stage, and the ranking uses the weights and says so.
+#[test]
+fn weights_and_tags_are_shown_and_rank_the_stages() {
+    let json = common::weighted_families();
+    let first = json["students"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
+    let families: Vec<(&str, Option<&str>, Option<f64>)> = first["suite"]["corruptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap(),
+                c["family"].as_str(),
+                c["severity"].as_f64(),
+            )
+        })
+        .collect();
+    assert!(families.contains(&("shout_rep", Some("shout_rep"), Some(0.05))));
+    assert!(families.contains(&("messy", Some("messy"), Some(0.15))));
+    assert_eq!(first["suite"]["corruptions"][0]["weight"], 3.0);
+    assert_eq!(first["suite"]["invariance_meta"]["case"]["tags"][0], "case");
+    let html = readable(
+        &common::scenario_pages()
+            .into_iter()
+            .find(|(n, _)| *n == "weighted-families")
+            .unwrap()
+            .1,
+    );
+    let ranking = between(&html, "<table class=\"ranking\">", "</table>");
+    assert!(
+        ranking.contains("each stage counted by its weight"),
+        "{ranking}"
+    );
+    assert!(ranking.contains("all stages, weighted"), "{ranking}");
+    // Heaviest first: the typos (3) before the case invariance (2), titlecase (0.25) last.
+    let at = |s: &str| ranking.find(&format!("<bdi>{s}</bdi>")).unwrap();
+    assert!(
+        at("typo_20") < at("case") && at("case") < at("shout_rep"),
+        "{ranking}"
+    );
+    assert!(at("accents_30") < at("title"), "{ranking}");
+    assert!(
+        ranking.contains("(weight 3; <span class=\"tag\">\n<bdi>typo</bdi>"),
+        "{ranking}"
+    );
+    assert!(
+        ranking.contains("(weight 1; <span class=\"tag\">\n<bdi>case</bdi>"),
+        "{ranking}"
+    );
+    // Beside each stage of the suite, too.
+    assert!(html.contains("weight 0.25"));
+    assert!(!html.contains("0.15000000000000002") && !html.contains("0.30000000000000004"));
+}

@@ -191,6 +191,16 @@ impl ProfileReport {
         self
     }
 
+    /// The report with its stages' declared weights and tags (see
+    /// [`crate::SuiteDescriptor::with_stage_meta`]).
+    pub fn with_stage_meta(
+        mut self,
+        meta: impl IntoIterator<Item = (String, crate::StageMeta)>,
+    ) -> Self {
+        self.suite.set_stage_meta(meta);
+        self
+    }
+
     /// The report with its suite's probe texts (see [`SuiteDescriptor::probe_texts`]).
     pub fn with_probe_texts(mut self, texts: impl IntoIterator<Item = String>) -> Self {
         self.suite.probe_texts = Some(texts.into_iter().collect());

@@ -19,24 +19,28 @@ fn suite() -> SuiteDescriptor {
                 family: Some("keyboard_typo".into()),
                 severity: Some(0.05),
                 reference: Default::default(),
+                ..Default::default()
             },
             CorruptionInfo {
                 name: "typo_20".into(),
                 family: Some("keyboard_typo".into()),
                 severity: Some(0.2),
                 reference: Default::default(),
+                ..Default::default()
             },
             CorruptionInfo {
                 name: "custom".into(),
                 family: None,
                 severity: None,
                 reference: Default::default(),
+                ..Default::default()
             },
         ],
         invariances: vec!["case".into()],
         probes: 0,
         transforms: None,
         probe_texts: None,
+        invariance_meta: Default::default(),
     }
 }
 

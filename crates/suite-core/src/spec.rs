@@ -235,6 +235,13 @@ pub struct NamedTransform {
     /// An invariance whose transform is declared corrupting is refused unless this is `true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_corrupting: bool,
+    /// The stage's declared weight (a finite number > 0; absent: 1): how much it counts in a
+    /// comparison's overall standing. It changes no figure of the stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
+    /// The stage's declared tags (`["typo"]`), which reports show beside it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 /// A suite as JSON: transforms by name with their parameters, probes inline.
@@ -407,6 +414,9 @@ fn resolve_error(
                 expected
                     .push_str("; a corruption may also declare `severity`, `family`, `reference`");
             }
+            // Every stage may weigh and tag itself; saying so keeps a misspelt `wieght` from
+            // reading as a transform parameter the user forgot.
+            expected.push_str("; any stage may declare `weight`, `tags`");
             parameter(format!("unknown field `{key}` ({expected})"))
         }
         ResolveError::Invalid(message) => parameter(message),
@@ -511,6 +521,8 @@ fn section(
         let declared_family = obj.remove("family");
         let reference = obj.remove("reference");
         let allow_corrupting = obj.remove("allow_corrupting");
+        let weight = obj.remove("weight");
+        let tags = obj.remove("tags");
         let params = resolver
             .canonical(&transform, obj)
             .map_err(|e| resolve_error(key, location.clone(), &transform, resolver, e))?;
@@ -588,6 +600,39 @@ fn section(
                 )));
             }
         };
+        let weight = match weight {
+            None => None,
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|w| w.is_finite() && w > 0.0) => {
+                n.as_f64()
+            }
+            Some(other) => {
+                return Err(parameter(format!(
+                    "`weight` must be a finite number > 0, got {other}"
+                )));
+            }
+        };
+        let tags = match tags {
+            None => Vec::new(),
+            Some(Value::Array(items)) => {
+                let mut tags = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        Value::String(t) if !t.trim().is_empty() => tags.push(t),
+                        other => {
+                            return Err(parameter(format!(
+                                "`tags` must be a list of non-empty strings, got {other} in it"
+                            )));
+                        }
+                    }
+                }
+                tags
+            }
+            Some(other) => {
+                return Err(parameter(format!(
+                    "`tags` must be a list of strings, got {other}"
+                )));
+            }
+        };
         out.push(NamedTransform {
             name,
             transform,
@@ -596,6 +641,8 @@ fn section(
             family,
             reference,
             allow_corrupting,
+            weight,
+            tags,
         });
     }
     Ok(out)
@@ -642,23 +689,23 @@ mod tests {
         let err = |json: &str| SuiteSpec::from_json_str(json).unwrap_err().to_string();
         assert_eq!(
             err(r#"{"invariances": [{"name": "c", "transform": "case_jitter", "rate": 0.5}]}"#),
-            "invariances[0]: transform `case_jitter`: unknown field `rate` (case_jitter takes no parameters)"
+            "invariances[0]: transform `case_jitter`: unknown field `rate` (case_jitter takes no parameters; any stage may declare `weight`, `tags`)"
         );
         assert_eq!(
             err(r#"{"corruptions": [{"name": "i", "transform": "identity", "bogus": 1}]}"#),
             "corruptions[0]: transform `identity`: unknown field `bogus` (identity takes no parameters; \
-             a corruption may also declare `severity`, `family`, `reference`)"
+             a corruption may also declare `severity`, `family`, `reference`; any stage may declare `weight`, `tags`)"
         );
         assert_eq!(
             err(r#"{"invariances": [{"name": "w", "transform": "whitespace", "seed": 1}]}"#),
-            "invariances[0]: transform `whitespace`: unknown field `seed` (whitespace takes no parameters)"
+            "invariances[0]: transform `whitespace`: unknown field `seed` (whitespace takes no parameters; any stage may declare `weight`, `tags`)"
         );
         assert_eq!(
             err(
                 r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "sede": 1}]}"#
             ),
             "corruptions[0]: transform `keyboard_typo`: unknown field `sede` (keyboard_typo takes rate, \
-             seed, rng; a corruption may also declare `severity`, `family`, `reference`)"
+             seed, rng; a corruption may also declare `severity`, `family`, `reference`; any stage may declare `weight`, `tags`)"
         );
     }
 
@@ -752,7 +799,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "corruptions[0]: transform `identity`: unknown field `severty` (identity takes no \
-             parameters; a corruption may also declare `severity`, `family`, `reference`)"
+             parameters; a corruption may also declare `severity`, `family`, `reference`; any stage may declare `weight`, `tags`)"
         );
         let err = SuiteSpec::from_json_str(
             r#"{"invariances": [{"name": "c", "transform": "case_jitter", "rate": 0.1}]}"#,
@@ -853,6 +900,61 @@ mod tests {
                 ("b", Some(("b", 1.0))),
                 ("c", Some(("pairs", 2.0)))
             ]
+        );
+    }
+
+    /// Issue 36: any stage may declare a weight (finite, > 0) and tags (strings); both are
+    /// kept in the canonical form and validated with the entry named.
+    #[test]
+    fn weights_and_tags_are_declared_and_validated() {
+        let spec = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "weight": 2, "tags": ["typo"]}],
+                "invariances": [{"name": "c", "transform": "case_jitter", "weight": 0.5, "tags": ["case", "cheap"]},
+                                {"name": "w", "transform": "whitespace"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(spec.corruptions[0].weight, Some(2.0));
+        assert_eq!(spec.corruptions[0].tags, ["typo"]);
+        assert_eq!(spec.invariances[0].tags, ["case", "cheap"]);
+        assert_eq!(
+            (spec.invariances[1].weight, spec.invariances[1].tags.len()),
+            (None, 0)
+        );
+        assert_eq!(
+            SuiteSpec::from_json_str(&spec.to_json_string()).unwrap(),
+            spec
+        );
+        assert!(spec.build().is_ok());
+        // A suite that declares neither serialises as before (its fingerprint is unchanged).
+        let plain = SuiteSpec::from_json_str(
+            r#"{"invariances": [{"name": "w", "transform": "whitespace"}]}"#,
+        )
+        .unwrap();
+        assert!(!plain.to_json_string().contains("weight"));
+        assert!(!plain.to_json_string().contains("tags"));
+        let err = |json: &str| SuiteSpec::from_json_str(json).unwrap_err().to_string();
+        for bad in ["0", "-1", "\"heavy\"", "null"] {
+            assert_eq!(
+                err(&format!(
+                    r#"{{"invariances": [{{"name": "w", "transform": "whitespace"}},
+                                        {{"name": "c", "transform": "case_jitter", "weight": {bad}}}]}}"#
+                )),
+                format!(
+                    "invariances[1]: transform `case_jitter`: `weight` must be a finite number > 0, got {bad}"
+                )
+            );
+        }
+        assert_eq!(
+            err(
+                r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "tags": "typo"}]}"#
+            ),
+            "corruptions[0]: transform `keyboard_typo`: `tags` must be a list of strings, got \"typo\""
+        );
+        assert_eq!(
+            err(
+                r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "tags": ["a", 1]}]}"#
+            ),
+            "corruptions[0]: transform `keyboard_typo`: `tags` must be a list of non-empty strings, got 1 in it"
         );
     }
 
