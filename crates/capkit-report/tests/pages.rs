@@ -310,7 +310,8 @@ fn a_page_shows_whose_change_and_examples() {
         "{row}"
     );
     assert!(row.contains("the teacher's clean answer"), "{row}");
-    // Its curve point is drawn at that agreement, with the same interval.
+    // Its dot (two severities make no curve) is drawn at that agreement, with the same
+    // interval.
     let clean = &typo_30["whose"]["teacher_clean_agreement"];
     let interval = format!(
         "{:.1} % [{:.1}, {:.1}]",
@@ -319,8 +320,15 @@ fn a_page_shows_whose_change_and_examples() {
         clean["upper"].as_f64().unwrap() * 100.0
     );
     assert!(row.contains(&interval), "{row}");
-    let points = between(&html, "<table class=\"curve-points\">", "</table>");
-    assert!(points.contains(&interval), "{points}");
+    let dots = between(&html, "<figure class=\"dots\">", "</figure>");
+    assert!(
+        dots.contains(&format!("typo_30: student {interval}")),
+        "{dots}"
+    );
+    assert!(
+        !html.contains("<figure class=\"curve\""),
+        "two severities drew a curve"
+    );
     let typo_10 = between(corruptions, "<th scope=\"row\">typo_10", "</tr>");
     assert!(
         typo_10.contains("the teacher on the corrupted text"),
@@ -499,4 +507,17 @@ fn weights_and_tags_are_shown_and_rank_the_stages() {
     // Beside each stage of the suite, too.
     assert!(html.contains("weight 0.25"));
     assert!(!html.contains("0.15000000000000002") && !html.contains("0.30000000000000004"));
+    // The typo family (three rates) is the one curve, with its break-even; the chains and the
+    // accents (one severity each) are dots, with no break-even of their own.
+    assert_eq!(html.matches("<figure class=\"curve\"").count(), 1);
+    assert!(html.contains("<figure class=\"curve\" data-family=\"keyboard_typo\">"));
+    let dots = between(&html, "<figure class=\"dots\">", "</figure>");
+    assert_eq!(dots.matches("<text class=\"heading\"").count(), 4, "{dots}");
+    for stage in ["clean", "shout_rep", "messy", "accents_30"] {
+        assert!(
+            dots.contains(&format!(">{stage}</text>")),
+            "{stage}: {dots}"
+        );
+    }
+    assert!(!dots.contains("typo_05") && !html.contains("data-family=\"messy\""));
 }
