@@ -9,7 +9,7 @@ use crate::figures::{CURVE_SEVERITIES, Figures, interval_row};
 use crate::format::{
     invariance_verdict, p_value, percent, points_with_interval, rate_with_interval,
 };
-use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
+use crate::parts::{Ids, Source, run_rows, scroll, source_rows, stage_meta};
 use crate::profile::{
     CurveSeries, DotSeries, comparison_abstention, curve_figure, dot_plot, heat_cell, methods,
     metric, point_intervals, probes_section, settings_rows, suite_rows, with_clean,
@@ -208,7 +208,7 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
                         tbody {
                             @for stage in &stages {
                                 tr {
-                                    th scope="row" { bdi { (stage) } @if let Some(w) = against(stage) { br; span.note { (w) } } }
+                                    th scope="row" { bdi { (stage) } (stage_meta(&first.suite, stage)) @if let Some(w) = against(stage) { br; span.note { (w) } } }
                                     @if counted { td { @if *stage != "clean" { (changed_cell(changed(stage), n)) } } }
                                     @for (_, _, f) in students { (cell(f, stage)) }
                                 }
@@ -219,6 +219,7 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
                             th scope="col" { "student" }
                             @for stage in &stages { th scope="col" {
                                 bdi { (stage) }
+                                (stage_meta(&first.suite, stage))
                                 @if let Some(w) = against(stage) { br; span.note { (w) } }
                                 @if changed(stage) == Some(0) { br; span.noop { "changed no text" } }
                             } }

@@ -504,7 +504,9 @@ fn weights_and_tags_are_shown_and_rank_the_stages() {
         ranking.contains("(weight 1; <span class=\"tag\">\n<bdi>case</bdi>"),
         "{ranking}"
     );
-    // Beside each stage of the suite, too.
+    // In the heat map of every stage, and beside each stage of the suite.
+    let heat = between(&html, "<section class=\"stages\">", "</section>");
+    assert!(heat.contains("(weight 0.5)"), "{heat}");
     assert!(html.contains("weight 0.25"));
     assert!(!html.contains("0.15000000000000002") && !html.contains("0.30000000000000004"));
     // The typo family (three rates) is the one curve, with its break-even; the chains and the
