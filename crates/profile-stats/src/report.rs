@@ -367,6 +367,39 @@ impl ProfileReport {
                 });
             }
         }
+        // A weight scales a stage in a comparison's standing: one <= 0 would turn it around.
+        let weights = self
+            .suite
+            .corruptions
+            .iter()
+            .map(|c| (format!("suite.corruptions.{}.weight", c.name), c.weight))
+            .chain(
+                self.suite
+                    .invariance_meta
+                    .iter()
+                    .map(|(k, m)| (format!("suite.invariance_meta.{k}.weight"), m.weight)),
+            );
+        for (at, weight) in weights {
+            if let Some(w) = weight
+                && !(w.is_finite() && w > 0.0)
+            {
+                return Err(Error::Invalid {
+                    at,
+                    message: format!("must be a finite number > 0, got {w}"),
+                });
+            }
+        }
+        if let Some(name) = self
+            .suite
+            .invariance_meta
+            .keys()
+            .find(|k| !self.suite.invariances.contains(k))
+        {
+            return Err(Error::Invalid {
+                at: format!("suite.invariance_meta.{name}"),
+                message: "names no invariance of the suite".into(),
+            });
+        }
         Ok(())
     }
 
