@@ -91,6 +91,30 @@ def test_classify_report_on_ray_equals_single_process():
     )
 
 
+def test_whose_change_examples_and_ledgers_on_ray(tmp_path):
+    """Issue 32 on Ray: the whose-change counts and the examples merge to the single process's
+    (the report equality above covers them), and each shard writes the single-process ledger of
+    its texts."""
+    student = lambda ts: student_labels(ts)  # noqa: E731
+    teacher = lambda ts: Teacher("good")({"text": ts})["label"]  # noqa: E731
+    texts = TEXTS[:900]
+    expected = capkit_rs.capture_profile_report(student, teacher, texts, suite(), examples=3, reference="teacher_clean")
+    got = capkit_ray.profile(
+        texts, suite(), student=student_fn, teacher=capkit_ray.model(Teacher, fn_constructor_args=("good",)),
+        shards=3, examples=3, reference="teacher_clean", ledger=str(tmp_path / "ledger"),
+    )
+    assert got == expected
+    assert got["examples"]["k"] == 3 and got["corruptions"]["typo_20"]["reference"] == "teacher_clean"
+    offsets = capkit_ray.ledger_offsets(texts, shards=3)
+    bounds = offsets + [len(texts)]
+    for k in range(3):
+        alone = tmp_path / f"alone-{k}.jsonl"
+        capkit_rs.capture_profile_report(student, teacher, texts[bounds[k] : bounds[k + 1]], suite(), ledger=alone)
+        assert (tmp_path / "ledger" / f"shard-{k:05d}.jsonl").read_bytes() == alone.read_bytes()
+    with pytest.raises(ValueError, match="ledger and reference are for classifiers"):
+        capkit_ray.profile(texts, suite(), student=records, teacher=records, fields=["food"], ledger=str(tmp_path))
+
+
 class OnlyThese:
     """A teacher that fails when asked about a text outside `allowed` (what the single process asked)."""
 

@@ -79,6 +79,7 @@ def test_whose_change_counts_equal_a_recomputation_from_the_answers():
             if sc == tc and sx != tx:
                 new[{(True, True): "both", (True, False): "student_only", (False, True): "teacher_only"}[(sx != sc, tx != tc)]] += 1
         assert counts == {"texts_changed": texts_changed, "reference": reference, "changed": changed, "new_disagreements": new}, name
+    assert report["examples"]["k"] == 5  # the command line's default (profile_stats::DEFAULT_EXAMPLES)
     assert report["corruptions"]["same"]["texts_changed"] == 0
     assert report["invariances"]["case"]["texts_changed"] == len(TEXTS)
     # Shards merge exactly, examples included.

@@ -91,6 +91,9 @@ fn stage_count(suite: &CapabilitySuite) -> usize {
 }
 
 /// The `reference=` of a Python call: every corruption's headline against that teacher answer.
+// `examples = 5` in the signatures below is profile_stats::DEFAULT_EXAMPLES written out: a
+// literal, so that the signature Python sees (and stubtest checks) shows the default;
+// pytests/test_whose_change.py checks the default report keeps 5, as the CLI's test does.
 fn reference_of(reference: Option<&str>) -> PyResult<Option<suite_core::Reference>> {
     reference
         .map(|r| {
@@ -115,7 +118,7 @@ fn reference_of(reference: Option<&str>) -> PyResult<Option<suite_core::Referenc
 /// atomically, as `capkit profile classify --ledger` writes it); `reference`:
 /// ``"teacher_clean"`` or ``"teacher_transformed"`` for every corruption's headline.
 #[pyfunction]
-#[pyo3(signature = (student, teacher, texts, suite, *, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = profile_stats::DEFAULT_EXAMPLES, ledger = None, reference = None))]
+#[pyo3(signature = (student, teacher, texts, suite, *, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, ledger = None, reference = None))]
 #[allow(clippy::too_many_arguments)]
 fn capture_profile_report<'py>(
     py: Python<'py>,
@@ -267,7 +270,7 @@ fn merge_reports<'py>(py: Python<'py>, reports: &Bound<'py, PyAny>) -> PyResult<
 /// `capture_profile_report` (classifiers only), and so are `examples` (per student) and
 /// `reference`.
 #[pyfunction]
-#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = profile_stats::DEFAULT_EXAMPLES, reference = None))]
+#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, reference = None))]
 #[allow(clippy::too_many_arguments)]
 fn compare_students<'py>(
     py: Python<'py>,

@@ -1010,5 +1010,8 @@ fn report(
         suite.probes().len(),
     )
     .with_references(suite.corruption_references());
+    // The probe texts travel with every report (not only the command line's), so that a page
+    // made from any report shows each probe beside its predictions.
     ProfileReport::new(descriptor, Counts::Classify(counts), probes)
+        .with_probe_texts(suite.probes().iter().cloned())
 }

@@ -262,7 +262,7 @@ pub struct Widening {
     pub wilson: bool,
     /// Few sampled texts whose outcome differs from its surrogate (the rectifier `Y − Ŷ` is
     /// rare): the interval of the λ = 1 (difference) estimator with a bounded variance
-    /// ([`RareRectifier`]) is included.
+    /// (`RareRectifier`) is included.
     pub rectifier: bool,
 }
 
@@ -397,7 +397,7 @@ impl RareRectifier {
 /// is unreliable (and with every sampled outcome the same it has zero width however small the
 /// sample); it is then widened to include Wilson's interval of the plain sample rate (few
 /// sampled events) and the bounded-variance interval of the difference estimator
-/// ([`RareRectifier`]: few sampled texts where outcome and surrogate differ); everywhere else it is the PPI++ interval as is.
+/// (`RareRectifier`: few sampled texts where outcome and surrogate differ); everywhere else it is the PPI++ interval as is.
 pub fn estimate_rate(sums: &PpiSums, level: Level) -> Option<PpiEstimate> {
     estimate_rate_below(sums, level, FEW_EVENTS)
 }

@@ -51,7 +51,7 @@ import ray
 
 from . import _native
 
-__all__ = ["RayModel", "model", "profile", "typo_corpus", "write_typo_jsonl"]
+__all__ = ["RayModel", "ledger_offsets", "model", "profile", "typo_corpus", "write_typo_jsonl"]
 
 
 @dataclass
@@ -202,6 +202,9 @@ def profile(
     teacher_sample: Optional[float] = None,
     teacher_budget: Optional[int] = None,
     teacher_seed: int = 0,
+    examples: int = 5,
+    ledger: Optional[str] = None,
+    reference: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The profile report of `student` against `teacher` on `texts` under `suite`, on Ray.
 
@@ -216,13 +219,27 @@ def profile(
     a positive int (``ValueError``). `teacher_sample` (a fraction) or `teacher_budget` (teacher
     calls on transformed texts over all shards), with `teacher_seed`: the teacher answers the
     transformed versions of a seeded sample of the texts only (classifiers only; see the module
-    doc).
+    doc). `examples` and `reference` as for :func:`capkit_rs.capture_profile_report`
+    (classifiers only; the merged examples are exactly a single run's). `ledger`: a directory
+    (made if missing) where each shard writes its per-text ledger, ``shard-00000.jsonl``,
+    ``shard-00001.jsonl``, … (classifiers only): the lines of shard *k* are the single-process
+    ledger of that shard's texts, so its ``id`` is the position within the shard; joined in shard
+    order with each ``id`` offset by the shard's first position (``ledger_offsets``), they list
+    every text, a text repeated in another shard carrying its answers there again.
     """
+    import os
+
     import ray.data
 
     task = "classify" if fields is None else "extract"
     field_list = None if fields is None else list(fields)
     options: Dict[str, Any] = {"student_name": student_name, "teacher_name": teacher_name, "level": level, "break_even": break_even}
+    if task == "classify":
+        options.update(examples=examples, reference=reference)
+    elif ledger is not None or reference is not None:
+        raise ValueError("ledger and reference are for classifiers (no fields)")
+    if ledger is not None:
+        os.makedirs(ledger, exist_ok=True)
     parts = _shards(texts, shards)
     # One fraction for every shard, from the total count (a budget is split over all texts).
     fraction = _native._teacher_fraction(
@@ -265,7 +282,7 @@ def profile(
                 answers["teacher"][str(text)] = _decode(task, value)
         texts = ray.get(refs[shard])
         try:
-            report = _report(task, answers, texts, suite, field_list, options)
+            report = _report(task, answers, texts, suite, field_list, _shard_options(options, ledger, shard))
         except Exception as exc:
             raise _shard_error("folding", shard, texts, exc) from exc
         return {"shard": [shard], "report": [json.dumps(report)]}
@@ -291,8 +308,23 @@ def profile(
         if shard in by_shard:
             reports.append(json.loads(by_shard[shard]))
         else:
-            reports.append(_report(task, probe_answers, part, suite, field_list, options))
+            reports.append(_report(task, probe_answers, part, suite, field_list, _shard_options(options, ledger, shard)))
     return _native.merge_reports(reports)
+
+
+def _shard_options(options: Dict[str, Any], ledger: Optional[str], shard: int) -> Dict[str, Any]:
+    """A shard's report options: with its own ledger file when a ledger directory is given."""
+    if ledger is None:
+        return options
+    import os
+
+    return {**options, "ledger": os.path.join(ledger, f"shard-{shard:05d}.jsonl")}
+
+
+def ledger_offsets(texts: Any, shards: int = 8) -> List[int]:
+    """The first position of each shard :func:`profile` cuts `texts` into: add ``offsets[k]``
+    to the ``id`` of a line of ``shard-k.jsonl`` for its position among all the texts."""
+    return [start for start, _ in _native._plan_shards(len(list(texts)), shards)]
 
 
 def _predict(ds: Any, task: str, student: Any, teacher: Any, sampled: bool = False) -> Any:
