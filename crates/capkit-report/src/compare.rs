@@ -5,14 +5,14 @@ use maud::{Markup, html};
 use profile_stats::{Comparison, Interval, PairTests, PairedTest, ProfileReport, Task};
 
 use crate::document::ComparisonDocument;
-use crate::figures::{Figures, interval_row};
+use crate::figures::{CURVE_SEVERITIES, Figures, interval_row};
 use crate::format::{
     invariance_verdict, p_value, percent, points_with_interval, rate_with_interval,
 };
-use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
+use crate::parts::{Ids, Source, run_rows, scroll, source_rows, stage_meta};
 use crate::profile::{
-    CurveSeries, comparison_abstention, curve_figure, heat_cell, methods, metric, point_intervals,
-    probes_section, settings_rows, suite_rows,
+    CurveSeries, DotSeries, comparison_abstention, curve_figure, dot_plot, heat_cell, methods,
+    metric, point_intervals, probes_section, settings_rows, suite_rows, with_clean,
 };
 use crate::svg::{IntervalChart, IntervalGroup, legend};
 use crate::whose::{changed_cell, examples_section, no_op_note, reference_words};
@@ -103,15 +103,35 @@ fn curves(
     first: &ProfileReport,
     ids: &Ids,
 ) -> Markup {
-    let families: Vec<&String> = students
+    // The first student's families: every student of a comparison has the same suite.
+    let families: Vec<&str> = students
         .first()
-        .map(|(_, _, f)| f.curves().keys().collect())
+        .map(|(_, _, f)| f.drawn_curves().into_iter().map(|(k, _)| k).collect())
         .unwrap_or_default();
+    let dots: Vec<DotSeries<'_>> = students
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _, f))| DotSeries {
+            name: name.as_str(),
+            style: student_style(k),
+            stages: f.dot_stages(),
+        })
+        .collect();
+    let any_dots = dots.iter().any(|d| !d.stages.is_empty());
+    let dots: Vec<DotSeries<'_>> = dots
+        .into_iter()
+        .zip(students)
+        .map(|(d, (_, _, f))| DotSeries {
+            stages: with_clean(f, &d.stages),
+            ..d
+        })
+        .collect();
     html! {
         section.curves {
             h3 { "Severity curves" }
             @if families.is_empty() {
-                p { "No corruption of this suite has a severity, so there is no curve." }
+                p { "No family of this suite's corruptions has " (CURVE_SEVERITIES)
+                    " severities or more, so there is no curve." }
             } @else {
                 div.stack {
                     @for family in &families {
@@ -126,6 +146,9 @@ fn curves(
                         div { (curve_figure(ids, family, metric(first), &series, first.settings.break_even, first.settings.level.get())) }
                     }
                 }
+            }
+            @if any_dots {
+                (dot_plot(ids, metric(first), &dots, first.settings.level.get()))
             }
         }
     }
@@ -185,7 +208,7 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
                         tbody {
                             @for stage in &stages {
                                 tr {
-                                    th scope="row" { bdi { (stage) } @if let Some(w) = against(stage) { br; span.note { (w) } } }
+                                    th scope="row" { bdi { (stage) } (stage_meta(&first.suite, stage)) @if let Some(w) = against(stage) { br; span.note { (w) } } }
                                     @if counted { td { @if *stage != "clean" { (changed_cell(changed(stage), n)) } } }
                                     @for (_, _, f) in students { (cell(f, stage)) }
                                 }
@@ -196,6 +219,7 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
                             th scope="col" { "student" }
                             @for stage in &stages { th scope="col" {
                                 bdi { (stage) }
+                                (stage_meta(&first.suite, stage))
                                 @if let Some(w) = against(stage) { br; span.note { (w) } }
                                 @if changed(stage) == Some(0) { br; span.noop { "changed no text" } }
                             } }

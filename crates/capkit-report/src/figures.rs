@@ -7,6 +7,18 @@ use profile_stats::{Counts, Interval, PairedTest, ProfileReport, SeverityCurve};
 
 use crate::svg::IntervalRow;
 
+/// A family is drawn as a curve, with its area and break-even severity, only when it has at
+/// least this many severities of its own: the clean point (severity 0, common to every family)
+/// is not counted. A line from the clean texts through one or two measured points is no curve,
+/// and a break-even interpolated on it names a severity never measured; such stages are dots
+/// with their intervals instead ([`Figures::dot_stages`]).
+pub(crate) const CURVE_SEVERITIES: usize = 3;
+
+/// Whether a family's curve is drawn ([`CURVE_SEVERITIES`]).
+pub(crate) fn is_drawn(curve: &SeverityCurve) -> bool {
+    curve.points.iter().filter(|p| p.severity > 0.0).count() >= CURVE_SEVERITIES
+}
+
 /// The figures of a report, by task.
 pub(crate) enum Figures {
     Classify(ClassifyAnalysis),
@@ -31,6 +43,40 @@ impl Figures {
             Figures::Classify(a) => &a.curves,
             Figures::Extract(a) => &a.curves,
         }
+    }
+
+    /// The families drawn as curves ([`is_drawn`]), in the report's order.
+    pub(crate) fn drawn_curves(&self) -> Vec<(&str, &SeverityCurve)> {
+        self.curves()
+            .iter()
+            .filter(|(_, c)| is_drawn(c))
+            .map(|(k, c)| (k.as_str(), c))
+            .collect()
+    }
+
+    /// Every corruption on no drawn curve (its family has fewer than [`CURVE_SEVERITIES`]
+    /// severities, or it has no severity), with its headline (agreement against the reference
+    /// it declares, or the student's F1), in suite order: the stages of the dot plot.
+    pub(crate) fn dot_stages(&self) -> Vec<(&str, &Interval)> {
+        let drawn = self.drawn_curves();
+        let on_curve = |stage: &str| {
+            drawn
+                .iter()
+                .any(|(_, c)| c.points.iter().any(|p| p.stages.iter().any(|s| s == stage)))
+        };
+        let all: Vec<(&str, &Interval)> = match self {
+            Figures::Classify(a) => a
+                .corruptions
+                .iter()
+                .map(|(k, c)| (k.as_str(), c.headline().0))
+                .collect(),
+            Figures::Extract(a) => a
+                .corruptions
+                .iter()
+                .map(|(k, c)| (k.as_str(), &c.student_f1))
+                .collect(),
+        };
+        all.into_iter().filter(|(k, _)| !on_curve(k)).collect()
     }
 
     pub(crate) fn abstention(&self) -> Option<&AbstentionAnalysis> {

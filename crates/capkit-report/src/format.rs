@@ -85,7 +85,11 @@ pub fn score(value: f64) -> String {
 /// A severity or threshold: the shortest decimal that round-trips (`0.05`, `0.125`).
 pub fn number(value: f64) -> String {
     if value.is_finite() {
-        format!("{value}")
+        // Ten significant digits, then the shortest form: a severity computed by float
+        // arithmetic (0.05 + 0.1 = 0.15000000000000002) prints as the 0.15 it means, and a
+        // declared one prints as written.
+        let rounded = format!("{value:.9e}").parse::<f64>().unwrap_or(value);
+        format!("{rounded}")
     } else {
         "n/a".to_owned()
     }
@@ -225,6 +229,11 @@ mod tests {
         assert_eq!(p_value(0.0031), "p = 0.003");
         assert_eq!(p_value(1.0), "p = 1");
         assert_eq!(number(0.05), "0.05");
+        // Issue 36: float noise of a computed severity is never printed.
+        assert_eq!(number(0.05 + 0.1), "0.15");
+        assert_eq!(number(0.1 + 0.2), "0.3");
+        assert_eq!(number(1e-13), "0.0000000000001");
+        assert_eq!(number(2.0), "2");
         assert_eq!(interpolated(0.06314635398737808), "0.063");
         assert_eq!(interpolated(0.05), "0.05");
         assert_eq!(interpolated(0.2), "0.2");

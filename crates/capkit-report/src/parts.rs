@@ -109,3 +109,27 @@ pub(crate) fn run_rows(runs: &[RunInfo]) -> Markup {
 pub(crate) fn scroll(table: Markup) -> Markup {
     html! { div.scroll { (table) } }
 }
+
+/// A stage's declared weight and tags, beside its name: ` (weight 2; typo, case)`. Weights
+/// are shown on every stage once any stage declares one (an undeclared stage weighs 1, which
+/// the reader of a weighted ranking needs to see); nothing when the suite declares neither.
+pub(crate) fn stage_meta(suite: &profile_stats::SuiteDescriptor, stage: &str) -> Markup {
+    let tags = suite.tags(stage);
+    let weight = suite
+        .has_weights()
+        .then(|| crate::format::number(suite.weight(stage)));
+    html! {
+        @if weight.is_some() || !tags.is_empty() {
+            " " span.stage-meta {
+                "("
+                @if let Some(w) = &weight { "weight " (w) }
+                @if weight.is_some() && !tags.is_empty() { "; " }
+                @for (k, t) in tags.iter().enumerate() {
+                    @if k > 0 { ", " }
+                    span.tag { bdi { (t) } }
+                }
+                ")"
+            }
+        }
+    }
+}

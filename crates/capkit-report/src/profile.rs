@@ -11,12 +11,12 @@ use profile_types::value::py_str;
 use profile_types::{FieldBreakdown, Label};
 
 use crate::document::ProfileDocument;
-use crate::figures::{Figures, InvarianceRow, interval_row};
+use crate::figures::{CURVE_SEVERITIES, Figures, InvarianceRow, interval_row};
 use crate::format::{
     Direction, corruption_verdict, invariance_verdict, number, p_value, percent,
     points_with_interval, rate_with_interval,
 };
-use crate::parts::{Ids, Source, run_rows, scroll, source_rows};
+use crate::parts::{Ids, Source, run_rows, scroll, source_rows, stage_meta};
 use crate::style::heat;
 use crate::svg::{Curve, CurvePoint, IntervalChart, IntervalGroup, LineChart, legend};
 use crate::whose::{self, MEASURES_NOTHING, changed_cell, reference_short};
@@ -282,16 +282,16 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
         (curves_section(report, &figures, ids))
         @match &figures {
             Figures::Classify(a) => {
-                (classify_corruptions(a, level, report.n()))
+                (classify_corruptions(a, &report.suite, level, report.n()))
                 (whose::whose_section(a, report.n(), level, ids))
-                (invariances_section(&figures.invariances(), level, ids, "label", report.n()))
+                (invariances_section(&figures.invariances(), &report.suite, level, ids, "label", report.n()))
                 @if let Some(e) = &report.examples {
                     (whose::examples_section(e, report.n(), &|s, inv| stage_changed(&figures, s, inv), None))
                 }
             }
             Figures::Extract(a) => {
-                (extract_corruptions(a, level))
-                (invariances_section(&figures.invariances(), level, ids, "record", report.n()))
+                (extract_corruptions(a, &report.suite, level))
+                (invariances_section(&figures.invariances(), &report.suite, level, ids, "record", report.n()))
                 (extract_f1_under_invariances(a))
                 (validity_section(a, ids))
                 (heat_map_section(a, doc.fields.as_ref()))
@@ -366,6 +366,7 @@ pub(crate) fn suite_rows(report: &ProfileReport) -> Markup {
                 @if k > 0 { ", " }
                 bdi { (name) }
                 @if let Some(what) = what { " (" (what) ")" }
+                (stage_meta(suite, name))
             }
         }
     };
@@ -437,7 +438,7 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
                     }
                 }
             }
-            @for (family, curve) in figures.curves() {
+            @for (family, curve) in figures.drawn_curves() {
                 div.card {
                     (family) span.big {
                         @match curve.break_even.severity {
@@ -462,15 +463,24 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
 
 fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Markup {
     let level = report.settings.level.get();
+    let drawn = figures.drawn_curves();
+    let dots = figures.dot_stages();
+    let student = [DotSeries {
+        name: "student",
+        style: 0,
+        stages: with_clean(figures, &dots),
+    }];
     html! {
         section.curves {
             h3 { "Severity curves" }
-            @if figures.curves().is_empty() {
-                p { "No corruption of this suite has a severity, so there is no curve." }
+            @if drawn.is_empty() {
+                p { "No family of this suite's corruptions has " (CURVE_SEVERITIES)
+                    " severities or more, so there is no curve." }
             } @else {
-                p.note { "Each family of corruptions with severities gives one curve of "
-                    (metric(report)) ", from the clean texts (severity 0) up." }
-                @for (family, curve) in figures.curves() {
+                p.note { "Each family of corruptions with " (CURVE_SEVERITIES)
+                    " severities or more gives one curve of " (metric(report))
+                    ", from the clean texts (severity 0) up." }
+                @for (family, curve) in &drawn {
                     (curve_figure(ids, family, metric(report), &[CurveSeries {
                         name: "student".to_owned(),
                         style: 0,
@@ -478,6 +488,89 @@ fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Marku
                         intervals: point_intervals(report, figures, curve),
                     }], report.settings.break_even, level))
                 }
+            }
+            @if !dots.is_empty() {
+                (dot_plot(ids, metric(report), &student, level))
+            }
+        }
+    }
+}
+
+/// The clean texts' rate first (what each dot is read against), then `dots`.
+pub(crate) fn with_clean<'a>(
+    figures: &'a Figures,
+    dots: &[(&'a str, &'a Interval)],
+) -> Vec<(&'a str, &'a Interval)> {
+    std::iter::once(("clean", figures.clean()))
+        .chain(dots.iter().copied())
+        .collect()
+}
+
+/// One series of a dot plot: a student's headline at each stage on no curve.
+pub(crate) struct DotSeries<'a> {
+    pub name: &'a str,
+    pub style: usize,
+    pub stages: Vec<(&'a str, &'a Interval)>,
+}
+
+/// The stages on no curve ([`Figures::dot_stages`]) in one compact chart: each stage's
+/// headline with its interval, one row per series (one per student on a comparison), no line
+/// and no break-even (a family with fewer than [`CURVE_SEVERITIES`] severities has none).
+pub(crate) fn dot_plot(ids: &Ids, what: &str, series: &[DotSeries<'_>], level: f64) -> Markup {
+    let Some(first) = series.first() else {
+        return html! {};
+    };
+    let stages: Vec<&str> = first.stages.iter().map(|(k, _)| *k).collect();
+    let groups: Vec<IntervalGroup> = stages
+        .iter()
+        .map(|stage| IntervalGroup {
+            heading: (*stage).to_owned(),
+            rows: series
+                .iter()
+                .filter_map(|s| {
+                    let (_, i) = s.stages.iter().find(|(k, _)| k == stage)?;
+                    Some(interval_row(s.name, s.style, i))
+                })
+                .collect(),
+        })
+        .collect();
+    let chart = IntervalChart {
+        id: ids.next(),
+        title: format!("{what} at the stages without a curve"),
+        desc: format!(
+            "{what} on the clean texts and at each corruption whose family has fewer than \
+             {CURVE_SEVERITIES} severities, or none, with {:.0} % intervals: {}.",
+            level * 100.0,
+            stages
+                .iter()
+                .map(|stage| {
+                    let rows: Vec<String> = series
+                        .iter()
+                        .filter_map(|s| {
+                            let (_, i) = s.stages.iter().find(|(k, _)| k == stage)?;
+                            Some(format!("{} {}", s.name, rate_with_interval(i)))
+                        })
+                        .collect();
+                    format!("{stage}: {}", rows.join(", "))
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        axis_label: what.to_owned(),
+        groups,
+    };
+    html! {
+        figure.dots {
+            @if series.len() > 1 {
+                (legend(series.iter().map(|s| (s.style, s.name))))
+            }
+            (chart.render())
+            figcaption.note {
+                "The clean texts, then the corruptions whose family has fewer than " (CURVE_SEVERITIES)
+                " severities (the clean point not counted), or none: each stage's "
+                (what) " with its " (format!("{:.0}", level * 100.0)) " % interval. "
+                "They get no curve and no break-even severity: a line through one or two "
+                "measured points would be interpolated where nothing was measured."
             }
         }
     }
@@ -496,7 +589,12 @@ pub(crate) fn stage_changed(figures: &Figures, stage: &str, invariance: bool) ->
     }
 }
 
-fn classify_corruptions(a: &ClassifyAnalysis, level: f64, n: u64) -> Markup {
+fn classify_corruptions(
+    a: &ClassifyAnalysis,
+    suite: &profile_stats::SuiteDescriptor,
+    level: f64,
+    n: u64,
+) -> Markup {
     // Older reports did not count changed texts: their tables keep today's columns.
     let counted = a.corruptions.values().any(|c| c.texts_changed.is_some());
     html! {
@@ -521,7 +619,7 @@ fn classify_corruptions(a: &ClassifyAnalysis, level: f64, n: u64) -> Markup {
                             @for (name, c) in &a.corruptions {
                                 @let (agreement, test) = c.headline();
                                 tr {
-                                    th scope="row" { (name) }
+                                    th scope="row" { (name) (stage_meta(suite, name)) }
                                     td { (c.family.as_deref().unwrap_or("—")) }
                                     td.num { (c.severity.map_or("—".to_owned(), number)) }
                                     @if counted { td { (changed_cell(c.texts_changed, n)) } }
@@ -542,7 +640,11 @@ fn classify_corruptions(a: &ClassifyAnalysis, level: f64, n: u64) -> Markup {
     }
 }
 
-fn extract_corruptions(a: &ExtractAnalysis, level: f64) -> Markup {
+fn extract_corruptions(
+    a: &ExtractAnalysis,
+    suite: &profile_stats::SuiteDescriptor,
+    level: f64,
+) -> Markup {
     html! {
         @if !a.corruptions.is_empty() {
             section.corruptions {
@@ -558,7 +660,7 @@ fn extract_corruptions(a: &ExtractAnalysis, level: f64) -> Markup {
                         tbody {
                             @for (name, c) in &a.corruptions {
                                 tr {
-                                    th scope="row" { (name) }
+                                    th scope="row" { (name) (stage_meta(suite, name)) }
                                     td.num { (c.severity.map_or("—".to_owned(), number)) }
                                     td.num { (rate_with_interval(&c.student_f1)) }
                                     td.num { (rate_with_interval(&c.teacher_f1)) }
@@ -595,6 +697,7 @@ fn extract_f1_under_invariances(a: &ExtractAnalysis) -> Markup {
 
 fn invariances_section(
     rows: &[InvarianceRow<'_>],
+    suite: &profile_stats::SuiteDescriptor,
     level: f64,
     ids: &Ids,
     answer: &str,
@@ -668,7 +771,7 @@ fn invariances_section(
                         tbody {
                             @for r in rows {
                                 tr {
-                                    th scope="row" { (r.name) }
+                                    th scope="row" { (r.name) (stage_meta(suite, r.name)) }
                                     @if counted { td { (changed_cell(r.texts_changed, n)) } }
                                     td.num { (rate_with_interval(r.student)) }
                                     td.num { (rate_with_interval(r.teacher)) }

@@ -1403,6 +1403,65 @@ mod tests {
         assert!(svg.contains("60.0 %") && svg.contains("n/a"));
     }
 
+    /// Issue 36: the dot plot of the stages without a curve (an interval chart of one group
+    /// per stage, one row per student) stacks every heading and row without overlap, inside
+    /// the frame, and keeps every label in its own column (headings and row labels left of the
+    /// plot area, values right of it).
+    #[test]
+    fn dot_plot_rows_never_overlap() {
+        let row = |label: &str, style: usize, e: f64| IntervalRow {
+            label: label.into(),
+            style,
+            estimate: Some(e),
+            lower: (e - 0.1).max(0.0),
+            upper: (e + 0.05).min(1.0),
+        };
+        let groups: Vec<IntervalGroup> = ["clean", "shout_rep", "messy", "accents_30"]
+            .iter()
+            .enumerate()
+            .map(|(k, stage)| IntervalGroup {
+                heading: (*stage).into(),
+                rows: vec![
+                    row("exact", 0, 0.9 - 0.1 * k as f64),
+                    row("a very long student alias indeed", 2, 0.95),
+                    row("folded", 3, 1.0),
+                ],
+            })
+            .collect();
+        let chart = IntervalChart {
+            id: "d1".into(),
+            title: "t".into(),
+            desc: "d".into(),
+            axis_label: "agreement".into(),
+            groups,
+        };
+        let g = chart.geometry();
+        let mut bands: Vec<(f64, f64)> = Vec::new();
+        for (heading, rows) in g.headings.iter().zip(&g.rows) {
+            // A heading's text box (baseline − 15 .. baseline + 7), then each row's.
+            bands.push((heading - 15.0, heading + 7.0));
+            for r in rows {
+                bands.push((r.y - ROW / 2.0, r.y + ROW / 2.0));
+                assert!(
+                    r.whisker.0 >= g.frame.left && r.whisker.1 <= g.frame.width - g.frame.right
+                );
+            }
+        }
+        for w in bands.windows(2) {
+            assert!(w[0].1 <= w[1].0 + 1e-9, "overlap: {w:?}");
+        }
+        let last = bands.last().map_or(0.0, |b| b.1);
+        assert!(last <= g.frame.height - g.frame.bottom + 1e-9);
+        assert!(close(g.frame.height, 8.0 + 4.0 * 22.0 + 12.0 * 20.0 + 40.0));
+        // Row labels are cut to fit the left column, right-aligned before the plot area.
+        let svg = chart.render().into_string();
+        assert!(!svg.contains("a very long student alias indeed"), "{svg}");
+        assert!(
+            svg.contains(r#"x="112.0" y="44.0" text-anchor="end">exact</text>"#),
+            "{svg}"
+        );
+    }
+
     #[test]
     fn bars_are_as_long_as_their_values() {
         let chart = BarChart {

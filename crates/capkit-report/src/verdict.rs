@@ -267,6 +267,43 @@ fn ranked<'a>(s: &Stage<'a>) -> Vec<(usize, &'a Interval)> {
     r
 }
 
+/// Each student's mean place over `stages`, each stage counted by `weight` (the suite's
+/// declared weight, 1 when none): (student, mean place), best (lowest) first. Students tied at
+/// a stage share the better place; a student without a rate at a stage is not placed there.
+fn weighted_places(stages: &[Stage<'_>], weight: impl Fn(&str) -> f64) -> Vec<(usize, f64)> {
+    let mut sums: Vec<(usize, f64, f64)> = Vec::new();
+    for s in stages {
+        let w = weight(s.name);
+        for (who, i) in &s.rates {
+            let Some(e) = i.estimate else { continue };
+            let better = s
+                .rates
+                .iter()
+                .filter(|(_, j)| {
+                    j.estimate
+                        .is_some_and(|f| if s.higher_is_better { f > e } else { f < e })
+                })
+                .count();
+            let place = (better + 1) as f64;
+            match sums.iter_mut().find(|(k, _, _)| k == who) {
+                Some(slot) => {
+                    slot.1 += w * place;
+                    slot.2 += w;
+                }
+                None => sums.push((*who, w * place, w)),
+            }
+        }
+    }
+    let mut out: Vec<(usize, f64)> = sums
+        .into_iter()
+        .filter(|(_, _, w)| *w > 0.0)
+        .map(|(k, p, w)| (k, p / w))
+        .collect();
+    // Stable: equal mean places keep the students' order.
+    out.sort_by(|a, b| a.1.total_cmp(&b.1));
+    out
+}
+
 /// The verdict of a comparison.
 pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Student<'_>]) -> Markup {
     let level = c
@@ -274,7 +311,16 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
         .values()
         .next()
         .map_or(0.95, |r| r.settings.level.get());
-    let stages = stages(students);
+    let mut stages = stages(students);
+    let suite = c.students.values().next().map(|r| &r.suite);
+    // Declared weights rank the stages (heaviest first; suite order among equals) and weigh
+    // the overall row; a suite without weights keeps its order and has no overall row.
+    let weight = |stage: &str| suite.map_or(1.0, |s| s.weight(stage));
+    let weighted = suite.is_some_and(|s| s.has_weights());
+    if weighted {
+        stages.sort_by(|a, b| weight(b.name).total_cmp(&weight(a.name)));
+    }
+    let overall = weighted.then(|| weighted_places(&stages, weight));
     // The students saw the same texts: a stage no student's texts changed is left out.
     let (no_op_corruptions, no_op_invariances) = c.stages_that_changed_nothing();
     let no_ops: Vec<&str> = no_op_corruptions
@@ -297,16 +343,35 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
             }
             (crate::parts::scroll(html! {
                 table.ranking {
-                    caption { "Students ranked at every stage (agreement or F1: higher first; invariances: fewest violations first), and the leader against the runner-up" }
+                    caption {
+                        "Students ranked at every stage (agreement or F1: higher first; invariances: fewest violations first), and the leader against the runner-up"
+                        @if weighted {
+                            "; stages heaviest first, and the first row orders the students by their mean place over the stages, each stage counted by its weight in the suite (1 where none is declared)"
+                        }
+                    }
                     thead { tr {
                         th scope="col" { "stage" } th scope="col" { "ranking" }
                         th.num scope="col" { "leader − runner-up" } th.num scope="col" { "Holm-adjusted p" }
                     } }
                     tbody {
+                        @if let Some(places) = &overall {
+                            tr.overall {
+                                th scope="row" { "all stages, weighted" }
+                                td { @for (k, (who, place)) in places.iter().enumerate() {
+                                    @if k > 0 { " · " }
+                                    strong { bdi { (students[*who].alias) } } " "
+                                    "mean place " (format!("{place:.2}"))
+                                } }
+                                td.num { "—" } td.num { "—" }
+                            }
+                        }
                         @for s in &stages {
                             @let r = ranked(s);
                             tr {
-                                th scope="row" { bdi { (s.name) } }
+                                th scope="row" {
+                                    bdi { (s.name) }
+                                    @if let Some(suite) = suite { (crate::parts::stage_meta(suite, s.name)) }
+                                }
                                 td { @for (k, (who, i)) in r.iter().enumerate() {
                                     @if k > 0 { " · " }
                                     strong { bdi { (students[*who].alias) } } " " (percent(i.estimate))
@@ -420,4 +485,52 @@ fn stages_of(figures: &Figures) -> Vec<(&str, bool)> {
             .map(|i| (i.name, true)),
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use profile_stats::Method;
+
+    fn at(e: f64) -> Interval {
+        Interval {
+            estimate: Some(e),
+            lower: e,
+            upper: e,
+            level: 0.95,
+            method: Method::Wilson,
+        }
+    }
+
+    /// Issue 36: the overall row weighs each stage's places by its weight.
+    #[test]
+    fn places_are_weighted_by_stage() {
+        let (hi, lo, mid) = (at(0.9), at(0.5), at(0.7));
+        let stages = [
+            // Student 0 leads at `typo`, student 1 at `case` (fewer violations), and they
+            // tie at `nfd`.
+            Stage {
+                name: "typo",
+                higher_is_better: true,
+                rates: vec![(0, &hi), (1, &lo)],
+            },
+            Stage {
+                name: "case",
+                higher_is_better: false,
+                rates: vec![(0, &hi), (1, &lo)],
+            },
+            Stage {
+                name: "nfd",
+                higher_is_better: true,
+                rates: vec![(0, &mid), (1, &mid)],
+            },
+        ];
+        let even = weighted_places(&stages, |_| 1.0);
+        assert_eq!(even, [(0, 4.0 / 3.0), (1, 4.0 / 3.0)]);
+        let typos = weighted_places(&stages, |s| if s == "typo" { 3.0 } else { 1.0 });
+        // 0: (3·1 + 2 + 1) / 5 = 1.2; 1: (3·2 + 1 + 1) / 5 = 1.6.
+        assert_eq!(typos, [(0, 1.2), (1, 1.6)]);
+        let cases = weighted_places(&stages, |s| if s == "case" { 3.0 } else { 1.0 });
+        assert_eq!(cases, [(1, 1.2), (0, 1.6)]);
+    }
 }

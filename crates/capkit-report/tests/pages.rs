@@ -310,7 +310,8 @@ fn a_page_shows_whose_change_and_examples() {
         "{row}"
     );
     assert!(row.contains("the teacher's clean answer"), "{row}");
-    // Its curve point is drawn at that agreement, with the same interval.
+    // Its dot (two severities make no curve) is drawn at that agreement, with the same
+    // interval.
     let clean = &typo_30["whose"]["teacher_clean_agreement"];
     let interval = format!(
         "{:.1} % [{:.1}, {:.1}]",
@@ -319,8 +320,15 @@ fn a_page_shows_whose_change_and_examples() {
         clean["upper"].as_f64().unwrap() * 100.0
     );
     assert!(row.contains(&interval), "{row}");
-    let points = between(&html, "<table class=\"curve-points\">", "</table>");
-    assert!(points.contains(&interval), "{points}");
+    let dots = between(&html, "<figure class=\"dots\">", "</figure>");
+    assert!(
+        dots.contains(&format!("typo_30: student {interval}")),
+        "{dots}"
+    );
+    assert!(
+        !html.contains("<figure class=\"curve\""),
+        "two severities drew a curve"
+    );
     let typo_10 = between(corruptions, "<th scope=\"row\">typo_10", "</tr>");
     assert!(
         typo_10.contains("the teacher on the corrupted text"),
@@ -438,4 +446,80 @@ fn a_comparison_leaves_no_op_stages_out_of_its_rankings() {
         "</section>\n</section>",
     );
     assert!(examples.contains("Examples: ") && examples.contains("&lt;script&gt;"));
+}
+
+/// Issue 36: a suite of two unrelated chains, weights and tags. The chains are two families
+/// (each its stage's name, at its declared severity, never their steps' sum); the weights and
+/// tags are on the page beside each stage, and the ranking uses the weights and says so.
+#[test]
+fn weights_and_tags_are_shown_and_rank_the_stages() {
+    let json = common::weighted_families();
+    let first = json["students"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
+    let families: Vec<(&str, Option<&str>, Option<f64>)> = first["suite"]["corruptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap(),
+                c["family"].as_str(),
+                c["severity"].as_f64(),
+            )
+        })
+        .collect();
+    assert!(families.contains(&("shout_rep", Some("shout_rep"), Some(0.05))));
+    assert!(families.contains(&("messy", Some("messy"), Some(0.15))));
+    assert_eq!(first["suite"]["corruptions"][0]["weight"], 3.0);
+    assert_eq!(first["suite"]["invariance_meta"]["case"]["tags"][0], "case");
+    let html = readable(
+        &common::scenario_pages()
+            .into_iter()
+            .find(|(n, _)| *n == "weighted-families")
+            .unwrap()
+            .1,
+    );
+    let ranking = between(&html, "<table class=\"ranking\">", "</table>");
+    assert!(
+        ranking.contains("each stage counted by its weight"),
+        "{ranking}"
+    );
+    assert!(ranking.contains("all stages, weighted"), "{ranking}");
+    // Heaviest first: the typos (3) before the case invariance (2), titlecase (0.25) last.
+    let at = |s: &str| ranking.find(&format!("<bdi>{s}</bdi>")).unwrap();
+    assert!(
+        at("typo_20") < at("case") && at("case") < at("shout_rep"),
+        "{ranking}"
+    );
+    assert!(at("accents_30") < at("title"), "{ranking}");
+    assert!(
+        ranking.contains("(weight 3; <span class=\"tag\">\n<bdi>typo</bdi>"),
+        "{ranking}"
+    );
+    assert!(
+        ranking.contains("(weight 1; <span class=\"tag\">\n<bdi>case</bdi>"),
+        "{ranking}"
+    );
+    // In the heat map of every stage, and beside each stage of the suite.
+    let heat = between(&html, "<section class=\"stages\">", "</section>");
+    assert!(heat.contains("(weight 0.5)"), "{heat}");
+    assert!(html.contains("weight 0.25"));
+    assert!(!html.contains("0.15000000000000002") && !html.contains("0.30000000000000004"));
+    // The typo family (three rates) is the one curve, with its break-even; the chains and the
+    // accents (one severity each) are dots, with no break-even of their own.
+    assert_eq!(html.matches("<figure class=\"curve\"").count(), 1);
+    assert!(html.contains("<figure class=\"curve\" data-family=\"keyboard_typo\">"));
+    let dots = between(&html, "<figure class=\"dots\">", "</figure>");
+    assert_eq!(dots.matches("<text class=\"heading\"").count(), 4, "{dots}");
+    for stage in ["clean", "shout_rep", "messy", "accents_30"] {
+        assert!(
+            dots.contains(&format!(">{stage}</text>")),
+            "{stage}: {dots}"
+        );
+    }
+    assert!(!dots.contains("typo_05") && !html.contains("data-family=\"messy\""));
 }

@@ -675,6 +675,7 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
                 .with_settings(stats)
                 .with_suite_fingerprint(Some(report::fingerprint(spec)))
                 .with_suite_transforms(report::stage_transforms(spec))
+                .with_stage_meta(report::stage_meta(spec))
                 .with_probe_texts(spec.probes.iter().cloned())
                 .to_json();
             // Beside the counts (not part of them: `capkit profile merge` drops it), the

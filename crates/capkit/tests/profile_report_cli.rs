@@ -960,3 +960,82 @@ fn ledger_examples_and_reference_from_the_command_line() {
         .collect();
     assert!(left.is_empty(), "a temporary ledger was left behind");
 }
+
+/// Issue 36 end to end: a suite file's families, weights and tags reach the comparison's suite
+/// descriptor (two chains, two families, each at its declared severity) and its page, whose
+/// ranking says it is weighted.
+#[test]
+fn a_suite_files_weights_tags_and_chain_families_reach_the_page() {
+    if !system_has(
+        SystemNeed::Python3,
+        "a_suite_files_weights_tags_and_chain_families_reach_the_page",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite.json");
+    std::fs::write(
+        &suite,
+        json!({
+            "corruptions": [
+                {"name": "typo_05", "transform": "keyboard_typo", "rate": 0.05, "weight": 3, "tags": ["typo"]},
+                {"name": "loud", "transform": "chain", "severity": 0.05,
+                 "steps": [{"transform": "uppercase"}, {"transform": "repeat_char", "rate": 0.1}]},
+                {"name": "messy", "transform": "chain",
+                 "steps": [{"transform": "char_delete", "rate": 0.05}, {"transform": "repeat_char", "rate": 0.1}]}
+            ],
+            "invariances": [{"name": "case", "transform": "case_jitter", "tags": ["case"]}]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let out = dir.path().join("comparison.json");
+    let page = dir.path().join("comparison.html");
+    ok(&capkit(
+        &[
+            "profile",
+            "compare",
+            "--texts",
+            "examples/profile/texts.txt",
+            "--suite",
+            suite.to_str().unwrap(),
+            "--teacher",
+            PY_TEACHER,
+            "--student",
+            PY_STUDENT,
+            "--student",
+            PY_STUDENT_B,
+            "--no-cache",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    ));
+    let json = read_json(&out);
+    let described = &json["students"][PY_STUDENT]["suite"];
+    assert_eq!(
+        described["corruptions"],
+        json!([
+            {"name": "typo_05", "family": "keyboard_typo", "severity": 0.05, "weight": 3.0, "tags": ["typo"]},
+            {"name": "loud", "family": "loud", "severity": 0.05},
+            {"name": "messy", "family": null, "severity": null}
+        ])
+    );
+    assert_eq!(
+        described["invariance_meta"],
+        json!({"case": {"tags": ["case"]}})
+    );
+    ok(&capkit(
+        &[
+            "report",
+            out.to_str().unwrap(),
+            "--out",
+            page.to_str().unwrap(),
+        ],
+        &root(),
+    ));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("all stages, weighted"));
+    assert!(html.contains("(weight 3; <span class=\"tag\"><bdi>typo</bdi></span>)"));
+    assert!(html.contains("<figure class=\"dots\">") && !html.contains("<figure class=\"curve\""));
+}

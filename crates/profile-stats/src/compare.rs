@@ -382,6 +382,19 @@ impl Comparison {
         self
     }
 
+    /// Every report with its stages' declared weights and tags (see
+    /// [`crate::SuiteDescriptor::with_stage_meta`]).
+    pub fn with_stage_meta(
+        mut self,
+        meta: impl IntoIterator<Item = (String, crate::StageMeta)>,
+    ) -> Comparison {
+        let meta: Vec<(String, crate::StageMeta)> = meta.into_iter().collect();
+        for report in self.students.values_mut() {
+            report.suite.set_stage_meta(meta.iter().cloned());
+        }
+        self
+    }
+
     /// Every report with its suite's probe texts (see
     /// [`crate::SuiteDescriptor::probe_texts`]).
     pub fn with_probe_texts(mut self, texts: impl IntoIterator<Item = String>) -> Comparison {

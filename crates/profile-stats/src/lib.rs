@@ -41,11 +41,12 @@
 //!
 //! let suite = SuiteDescriptor {
 //!     fingerprint: None,
-//!     corruptions: vec![CorruptionInfo { name: "typo".into(), family: Some("keyboard_typo".into()), severity: Some(0.1), reference: Default::default() }],
+//!     corruptions: vec![CorruptionInfo { name: "typo".into(), family: Some("keyboard_typo".into()), severity: Some(0.1), ..Default::default() }],
 //!     invariances: vec!["case".into()],
 //!     probes: 0,
 //!     transforms: None,
 //!     probe_texts: None,
+//!     invariance_meta: Default::default(),
 //! };
 //! // A fold over texts: (clean agree, corrupted agree, student changed, teacher changed).
 //! let fold = |texts: &[(bool, bool, bool, bool)]| {
@@ -131,5 +132,5 @@ pub use sample::{
     ClassifySample, ObservedVsSurrogate, SampleDesign, SampledCorruption, SampledInvariance,
 };
 pub use settings::Settings;
-pub use suite::{CorruptionInfo, SuiteDescriptor};
+pub use suite::{CorruptionInfo, StageMeta, SuiteDescriptor};
 pub use table::PairedTable;

@@ -191,6 +191,16 @@ impl ProfileReport {
         self
     }
 
+    /// The report with its stages' declared weights and tags (see
+    /// [`crate::SuiteDescriptor::with_stage_meta`]).
+    pub fn with_stage_meta(
+        mut self,
+        meta: impl IntoIterator<Item = (String, crate::StageMeta)>,
+    ) -> Self {
+        self.suite.set_stage_meta(meta);
+        self
+    }
+
     /// The report with its suite's probe texts (see [`SuiteDescriptor::probe_texts`]).
     pub fn with_probe_texts(mut self, texts: impl IntoIterator<Item = String>) -> Self {
         self.suite.probe_texts = Some(texts.into_iter().collect());
@@ -356,6 +366,39 @@ impl ProfileReport {
                     message: format!("must be a finite number >= 0, got {s}"),
                 });
             }
+        }
+        // A weight scales a stage in a comparison's standing: one <= 0 would turn it around.
+        let weights = self
+            .suite
+            .corruptions
+            .iter()
+            .map(|c| (format!("suite.corruptions.{}.weight", c.name), c.weight))
+            .chain(
+                self.suite
+                    .invariance_meta
+                    .iter()
+                    .map(|(k, m)| (format!("suite.invariance_meta.{k}.weight"), m.weight)),
+            );
+        for (at, weight) in weights {
+            if let Some(w) = weight
+                && !(w.is_finite() && w > 0.0)
+            {
+                return Err(Error::Invalid {
+                    at,
+                    message: format!("must be a finite number > 0, got {w}"),
+                });
+            }
+        }
+        if let Some(name) = self
+            .suite
+            .invariance_meta
+            .keys()
+            .find(|k| !self.suite.invariances.contains(k))
+        {
+            return Err(Error::Invalid {
+                at: format!("suite.invariance_meta.{name}"),
+                message: "names no invariance of the suite".into(),
+            });
         }
         Ok(())
     }

@@ -381,12 +381,14 @@ fn sampled_report(texts: &[SampledText]) -> ProfileReport {
                 family: None,
                 severity: None,
                 reference: Default::default(),
+                ..Default::default()
             })
             .collect(),
         invariances: vec!["case".into()],
         probes: 0,
         transforms: None,
         probe_texts: None,
+        invariance_meta: Default::default(),
     };
     ProfileReport::new(suite, Counts::Classify(c), None)
 }

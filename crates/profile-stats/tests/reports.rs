@@ -19,24 +19,28 @@ fn suite() -> SuiteDescriptor {
                 family: Some("keyboard_typo".into()),
                 severity: Some(0.05),
                 reference: Default::default(),
+                ..Default::default()
             },
             CorruptionInfo {
                 name: "typo_20".into(),
                 family: Some("keyboard_typo".into()),
                 severity: Some(0.2),
                 reference: Default::default(),
+                ..Default::default()
             },
             CorruptionInfo {
                 name: "custom".into(),
                 family: None,
                 severity: None,
                 reference: Default::default(),
+                ..Default::default()
             },
         ],
         invariances: vec!["case".into()],
         probes: 0,
         transforms: None,
         probe_texts: None,
+        invariance_meta: Default::default(),
     }
 }
 
@@ -296,6 +300,58 @@ fn probe_texts_round_trip_and_are_checked() {
     let err = ProfileReport::from_json(&wrong).unwrap_err().to_string();
     assert!(
         err.contains("suite.probe_texts") && err.contains("has 1 texts for the suite's 2 probes"),
+        "{err}"
+    );
+}
+
+/// Issue 36: stage weights and tags round-trip, and a report read from a file with a weight
+/// that is not > 0, or meta for no invariance, is refused naming the path.
+#[test]
+fn stage_weights_round_trip_and_are_checked() {
+    let a = classify(&[(true, [true; 3], (false, false), (false, false))]);
+    let meta = |w: f64, tag: &str| profile_stats::StageMeta {
+        weight: Some(w),
+        tags: vec![tag.to_owned()],
+    };
+    let with = a.clone().with_stage_meta([
+        ("typo_05".to_owned(), meta(3.0, "typo")),
+        ("case".to_owned(), meta(2.0, "case")),
+    ]);
+    let json = with.to_json();
+    assert_eq!(json["suite"]["corruptions"][0]["weight"], 3.0);
+    assert_eq!(json["suite"]["invariance_meta"]["case"]["tags"][0], "case");
+    assert_eq!(ProfileReport::from_json(&json).unwrap(), with);
+    let refused = |path: &[&str], value: serde_json::Value| {
+        let mut wrong = json.clone();
+        let mut at = &mut wrong;
+        for p in path {
+            at = match p.parse::<usize>() {
+                Ok(i) => &mut at[i],
+                Err(_) => &mut at[*p],
+            };
+        }
+        *at = value;
+        ProfileReport::from_json(&wrong).unwrap_err().to_string()
+    };
+    let err = refused(
+        &["suite", "corruptions", "0", "weight"],
+        serde_json::json!(-1.0),
+    );
+    assert!(
+        err.contains("suite.corruptions.typo_05.weight") && err.contains("> 0"),
+        "{err}"
+    );
+    let err = refused(
+        &["suite", "invariance_meta", "case", "weight"],
+        serde_json::json!(0),
+    );
+    assert!(err.contains("suite.invariance_meta.case.weight"), "{err}");
+    let err = refused(
+        &["suite", "invariance_meta", "nope"],
+        serde_json::json!({"tags": ["x"]}),
+    );
+    assert!(
+        err.contains("suite.invariance_meta.nope") && err.contains("names no invariance"),
         "{err}"
     );
 }

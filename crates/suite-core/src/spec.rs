@@ -107,6 +107,10 @@ pub struct Resolved {
     /// Whether it is declared a corruption: a suite refuses it as an invariance unless the entry
     /// says `"allow_corrupting": true`.
     pub corrupting: bool,
+    /// Whether it is a composition (`chain`, `one_of`): its family is then the suite entry's
+    /// own name unless the entry declares one, because two compositions of unrelated parts are
+    /// not points of one curve.
+    pub composite: bool,
 }
 
 /// Turns a suite entry's transform name and parameters into a transform: the extension point
@@ -196,6 +200,7 @@ impl Resolver for BuiltIns {
         Ok(Resolved {
             transform,
             corrupting: spec.is_corrupting(),
+            composite: false,
         })
     }
 }
@@ -216,6 +221,11 @@ pub struct NamedTransform {
     /// its rate), and other transforms have none. Invariances refuse it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<f64>,
+    /// A corruption's declared family (which severity curve it is a point of), overriding its
+    /// transform's (a keyboard typo's is `keyboard_typo`; a composition's is the entry's own
+    /// name). It needs a severity, the transform's or a declared one. Invariances refuse it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
     /// A corruption's declared reference (`"reference": "teacher_clean"` for a
     /// label-preserving corruption): which teacher answer its headline figure compares the
     /// student with. Absent: the teacher's answer on the transformed text, mixle's definition.
@@ -225,6 +235,13 @@ pub struct NamedTransform {
     /// An invariance whose transform is declared corrupting is refused unless this is `true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_corrupting: bool,
+    /// The stage's declared weight (a finite number > 0; absent: 1): how much it counts in a
+    /// comparison's overall standing. It changes no figure of the stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
+    /// The stage's declared tags (`["typo"]`), which reports show beside it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 /// A suite as JSON: transforms by name with their parameters, probes inline.
@@ -394,8 +411,12 @@ fn resolve_error(
                 format!("{transform} takes {}", takes.join(", "))
             };
             if section == "corruptions" {
-                expected.push_str("; a corruption may also declare `severity`");
+                expected
+                    .push_str("; a corruption may also declare `severity`, `family`, `reference`");
             }
+            // Every stage may weigh and tag itself; saying so keeps a misspelt `wieght` from
+            // reading as a transform parameter the user forgot.
+            expected.push_str("; any stage may declare `weight`, `tags`");
             parameter(format!("unknown field `{key}` ({expected})"))
         }
         ResolveError::Invalid(message) => parameter(message),
@@ -424,12 +445,36 @@ fn build_at(
              it only with \"allow_corrupting\": true"
         )));
     }
-    let transform = match entry.severity {
+    // The family: the declared one, else a composition's own stage name (two chains never
+    // pool), else the transform's (a keyboard typo's is `keyboard_typo`).
+    let own = resolved.transform.severity().map(|s| s.value);
+    let named = match (&entry.family, resolved.composite) {
+        (Some(f), _) => f.clone(),
+        (None, true) => entry.name.clone(),
+        (None, false) => resolved
+            .transform
+            .severity()
+            .map_or_else(|| family.to_owned(), |s| s.family.clone()),
+    };
+    // A composition's severity is what the entry declares, or none: its parts' severities
+    // measure different things (a rate, a count) and their sum or maximum is no severity.
+    let value = match (entry.severity, resolved.composite) {
+        (Some(v), _) => Some(v),
+        (None, true) => None,
+        (None, false) => own,
+    };
+    let transform = match value {
         Some(value) => resolved
             .transform
-            .with_severity(family, value)
+            .with_severity(named, value)
             .map_err(|e| parameter(e.to_string()))?,
-        None => resolved.transform,
+        None if entry.family.is_some() => {
+            return Err(parameter(format!(
+                "`family` places a corruption on a severity curve, and {family} has no \
+                 severity of its own: declare a `severity` too"
+            )));
+        }
+        None => resolved.transform.without_severity(),
     };
     Ok(match entry.reference {
         Some(reference) => transform.with_reference(reference),
@@ -473,8 +518,11 @@ fn section(
         };
         // `severity` and `allow_corrupting` belong to the entry, not to the transform.
         let severity = obj.remove("severity");
+        let declared_family = obj.remove("family");
         let reference = obj.remove("reference");
         let allow_corrupting = obj.remove("allow_corrupting");
+        let weight = obj.remove("weight");
+        let tags = obj.remove("tags");
         let params = resolver
             .canonical(&transform, obj)
             .map_err(|e| resolve_error(key, location.clone(), &transform, resolver, e))?;
@@ -497,6 +545,21 @@ fn section(
             Some(other) => {
                 return Err(parameter(format!(
                     "`severity` must be a number, got {other}"
+                )));
+            }
+        };
+        let family = match declared_family {
+            None => None,
+            Some(_) if key == "invariances" => {
+                return Err(parameter(
+                    "`family` is for corruptions only (an invariance is on no severity curve)"
+                        .into(),
+                ));
+            }
+            Some(Value::String(f)) if !f.trim().is_empty() => Some(f),
+            Some(other) => {
+                return Err(parameter(format!(
+                    "`family` must be a non-empty string, got {other}"
                 )));
             }
         };
@@ -537,13 +600,49 @@ fn section(
                 )));
             }
         };
+        let weight = match weight {
+            None => None,
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|w| w.is_finite() && w > 0.0) => {
+                n.as_f64()
+            }
+            Some(other) => {
+                return Err(parameter(format!(
+                    "`weight` must be a finite number > 0, got {other}"
+                )));
+            }
+        };
+        let tags = match tags {
+            None => Vec::new(),
+            Some(Value::Array(items)) => {
+                let mut tags = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        Value::String(t) if !t.trim().is_empty() => tags.push(t),
+                        other => {
+                            return Err(parameter(format!(
+                                "`tags` must be a list of non-empty strings, got {other} in it"
+                            )));
+                        }
+                    }
+                }
+                tags
+            }
+            Some(other) => {
+                return Err(parameter(format!(
+                    "`tags` must be a list of strings, got {other}"
+                )));
+            }
+        };
         out.push(NamedTransform {
             name,
             transform,
             params,
             severity,
+            family,
             reference,
             allow_corrupting,
+            weight,
+            tags,
         });
     }
     Ok(out)
@@ -590,23 +689,23 @@ mod tests {
         let err = |json: &str| SuiteSpec::from_json_str(json).unwrap_err().to_string();
         assert_eq!(
             err(r#"{"invariances": [{"name": "c", "transform": "case_jitter", "rate": 0.5}]}"#),
-            "invariances[0]: transform `case_jitter`: unknown field `rate` (case_jitter takes no parameters)"
+            "invariances[0]: transform `case_jitter`: unknown field `rate` (case_jitter takes no parameters; any stage may declare `weight`, `tags`)"
         );
         assert_eq!(
             err(r#"{"corruptions": [{"name": "i", "transform": "identity", "bogus": 1}]}"#),
             "corruptions[0]: transform `identity`: unknown field `bogus` (identity takes no parameters; \
-             a corruption may also declare `severity`)"
+             a corruption may also declare `severity`, `family`, `reference`; any stage may declare `weight`, `tags`)"
         );
         assert_eq!(
             err(r#"{"invariances": [{"name": "w", "transform": "whitespace", "seed": 1}]}"#),
-            "invariances[0]: transform `whitespace`: unknown field `seed` (whitespace takes no parameters)"
+            "invariances[0]: transform `whitespace`: unknown field `seed` (whitespace takes no parameters; any stage may declare `weight`, `tags`)"
         );
         assert_eq!(
             err(
                 r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "sede": 1}]}"#
             ),
             "corruptions[0]: transform `keyboard_typo`: unknown field `sede` (keyboard_typo takes rate, \
-             seed, rng; a corruption may also declare `severity`)"
+             seed, rng; a corruption may also declare `severity`, `family`, `reference`; any stage may declare `weight`, `tags`)"
         );
     }
 
@@ -700,13 +799,163 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "corruptions[0]: transform `identity`: unknown field `severty` (identity takes no \
-             parameters; a corruption may also declare `severity`)"
+             parameters; a corruption may also declare `severity`, `family`, `reference`; any stage may declare `weight`, `tags`)"
         );
         let err = SuiteSpec::from_json_str(
             r#"{"invariances": [{"name": "c", "transform": "case_jitter", "rate": 0.1}]}"#,
         )
         .unwrap_err();
         assert!(err.to_string().contains("unknown field `rate`"), "{err}");
+    }
+
+    /// Issue 36: any corruption may declare its family; invariances refuse it; a family needs
+    /// a severity; errors name the entry.
+    #[test]
+    fn families_are_declared_on_corruptions() {
+        let spec = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "family": "typos"},
+                                {"name": "i", "transform": "identity", "severity": 0.5, "family": "typos"},
+                                {"name": "u", "transform": "keyboard_typo", "rate": 0.2}]}"#,
+        )
+        .unwrap();
+        assert_eq!(spec.corruptions[0].family.as_deref(), Some("typos"));
+        assert!(spec.to_json_string().contains(r#""family": "typos""#));
+        assert_eq!(
+            SuiteSpec::from_json_str(&spec.to_json_string()).unwrap(),
+            spec
+        );
+        let suite = spec.build().unwrap();
+        let severities: Vec<_> = suite.corruption_severities().collect();
+        assert_eq!(
+            severities,
+            [
+                ("t", Some(("typos", 0.1))),
+                ("i", Some(("typos", 0.5))),
+                ("u", Some(("keyboard_typo", 0.2)))
+            ]
+        );
+        let err = |json: &str| match SuiteSpec::from_json_str(json) {
+            Err(e) => e.to_string(),
+            Ok(spec) => spec.build().unwrap_err().to_string(),
+        };
+        assert_eq!(
+            err(r#"{"invariances": [{"name": "c", "transform": "case_jitter", "family": "x"}]}"#),
+            "invariances[0]: transform `case_jitter`: `family` is for corruptions only (an \
+             invariance is on no severity curve)"
+        );
+        assert_eq!(
+            err(
+                r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1},
+                                    {"name": "c", "transform": "identity", "family": 3}]}"#
+            ),
+            "corruptions[1]: transform `identity`: `family` must be a non-empty string, got 3"
+        );
+        assert_eq!(
+            err(r#"{"corruptions": [{"name": "c", "transform": "identity", "family": "x"}]}"#),
+            "corruptions[0]: transform `identity`: `family` places a corruption on a severity \
+             curve, and identity has no severity of its own: declare a `severity` too"
+        );
+    }
+
+    /// A resolver's composition: its family is the entry's name unless declared, and its
+    /// severity the entry's or none (never one its resolver computed from its parts).
+    #[test]
+    fn a_composition_is_its_own_family() {
+        struct Composer;
+        impl Resolver for Composer {
+            fn names(&self) -> Vec<String> {
+                vec!["pair".into()]
+            }
+            fn canonical(
+                &self,
+                _: &str,
+                params: Map<String, Value>,
+            ) -> Result<Map<String, Value>, ResolveError> {
+                Ok(params)
+            }
+            fn resolve(&self, _: &str, _: &Map<String, Value>) -> Result<Resolved, ResolveError> {
+                let transform = Transform::new(str::to_owned)
+                    .with_severity("pair", 0.30000000000000004)
+                    .map_err(|e| ResolveError::Invalid(e.to_string()))?;
+                Ok(Resolved {
+                    transform,
+                    corrupting: true,
+                    composite: true,
+                })
+            }
+        }
+        let spec = SuiteSpec::from_json_str_with(
+            r#"{"corruptions": [{"name": "a", "transform": "pair"},
+                                {"name": "b", "transform": "pair", "severity": 1},
+                                {"name": "c", "transform": "pair", "severity": 2, "family": "pairs"}]}"#,
+            &Composer,
+        )
+        .unwrap();
+        let suite = spec.build_with(&Composer).unwrap();
+        let severities: Vec<_> = suite.corruption_severities().collect();
+        assert_eq!(
+            severities,
+            [
+                ("a", None),
+                ("b", Some(("b", 1.0))),
+                ("c", Some(("pairs", 2.0)))
+            ]
+        );
+    }
+
+    /// Issue 36: any stage may declare a weight (finite, > 0) and tags (strings); both are
+    /// kept in the canonical form and validated with the entry named.
+    #[test]
+    fn weights_and_tags_are_declared_and_validated() {
+        let spec = SuiteSpec::from_json_str(
+            r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "weight": 2, "tags": ["typo"]}],
+                "invariances": [{"name": "c", "transform": "case_jitter", "weight": 0.5, "tags": ["case", "cheap"]},
+                                {"name": "w", "transform": "whitespace"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(spec.corruptions[0].weight, Some(2.0));
+        assert_eq!(spec.corruptions[0].tags, ["typo"]);
+        assert_eq!(spec.invariances[0].tags, ["case", "cheap"]);
+        assert_eq!(
+            (spec.invariances[1].weight, spec.invariances[1].tags.len()),
+            (None, 0)
+        );
+        assert_eq!(
+            SuiteSpec::from_json_str(&spec.to_json_string()).unwrap(),
+            spec
+        );
+        assert!(spec.build().is_ok());
+        // A suite that declares neither serialises as before (its fingerprint is unchanged).
+        let plain = SuiteSpec::from_json_str(
+            r#"{"invariances": [{"name": "w", "transform": "whitespace"}]}"#,
+        )
+        .unwrap();
+        assert!(!plain.to_json_string().contains("weight"));
+        assert!(!plain.to_json_string().contains("tags"));
+        let err = |json: &str| SuiteSpec::from_json_str(json).unwrap_err().to_string();
+        for bad in ["0", "-1", "\"heavy\"", "null"] {
+            assert_eq!(
+                err(&format!(
+                    r#"{{"invariances": [{{"name": "w", "transform": "whitespace"}},
+                                        {{"name": "c", "transform": "case_jitter", "weight": {bad}}}]}}"#
+                )),
+                format!(
+                    "invariances[1]: transform `case_jitter`: `weight` must be a finite number > 0, got {bad}"
+                )
+            );
+        }
+        assert_eq!(
+            err(
+                r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "tags": "typo"}]}"#
+            ),
+            "corruptions[0]: transform `keyboard_typo`: `tags` must be a list of strings, got \"typo\""
+        );
+        assert_eq!(
+            err(
+                r#"{"corruptions": [{"name": "t", "transform": "keyboard_typo", "rate": 0.1, "tags": ["a", 1]}]}"#
+            ),
+            "corruptions[0]: transform `keyboard_typo`: `tags` must be a list of non-empty strings, got 1 in it"
+        );
     }
 
     #[test]

@@ -118,6 +118,13 @@ impl Transform {
         Ok(self)
     }
 
+    /// The transform without a place on a severity curve (a composition whose resolver gave
+    /// it one that the suite entry does not declare).
+    pub fn without_severity(mut self) -> Transform {
+        self.severity = None;
+        self
+    }
+
     /// The transform with a function computing it over many texts at once (`f(texts)[i]` must be
     /// the transform of `texts[i]`), for transforms that are faster in bulk; profiles call it
     /// once per stage and chunk with the chunk's distinct texts ([`Transform::apply_batch`]).

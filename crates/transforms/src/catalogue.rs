@@ -219,6 +219,7 @@ impl Catalogue {
             map: &map,
             steps: self,
             depth,
+            corrupting_parts: std::cell::Cell::new(false),
         };
         let transform: Transform = (d.build)(&view)?;
         Ok(match d.kind {
@@ -229,15 +230,18 @@ impl Catalogue {
                         .with_severity(d.name, value)
                         .map_err(|e| ResolveError::Invalid(e.to_string()))?,
                     corrupting: true,
+                    composite: false,
                 }
             }
             Kind::MeaningPreserving => Resolved {
                 transform,
                 corrupting: false,
+                composite: false,
             },
             Kind::Composite => Resolved {
-                corrupting: transform.severity().is_some(),
+                corrupting: view.corrupting_parts.get(),
                 transform,
+                composite: true,
             },
         })
     }

@@ -1,33 +1,10 @@
 //! Composition: `chain` (apply in order) and `one_of` (a seeded choice per text).
 
-use suite_core::{ResolveError, Resolved, Transform};
+use suite_core::{ResolveError, Transform};
 
 use crate::descriptor::{Descriptor, Kind, Level};
 use crate::param::{Param, ParamType, Params};
 use crate::rng::{Domain, TextRng};
-
-/// The transforms' own severities: the chain's is their sum, `one_of`'s their maximum; `None`
-/// when no part is a corruption.
-fn combined(parts: &[Resolved], fold: fn(f64, f64) -> f64) -> Option<f64> {
-    parts
-        .iter()
-        .filter_map(|r| r.transform.severity().map(|s| s.value))
-        .reduce(fold)
-}
-
-fn with_combined(
-    name: &str,
-    transform: Transform,
-    parts: &[Resolved],
-    fold: fn(f64, f64) -> f64,
-) -> Result<Transform, ResolveError> {
-    match combined(parts, fold) {
-        Some(value) => transform
-            .with_severity(name, value)
-            .map_err(|e| ResolveError::Invalid(e.to_string())),
-        None => Ok(transform),
-    }
-}
 
 fn chain(p: &Params<'_>) -> Result<Transform, ResolveError> {
     let steps = p.transforms("steps")?;
@@ -39,7 +16,9 @@ fn chain(p: &Params<'_>) -> Result<Transform, ResolveError> {
         }
         current
     });
-    with_combined("chain", chained, &steps, |a, b| a + b)
+    // No severity: the steps' measure different things (a rate, a count), so their sum is no
+    // place on any curve. A suite entry may declare one (and a family, else its own name).
+    Ok(chained)
 }
 
 fn one_of(p: &Params<'_>) -> Result<Transform, ResolveError> {
@@ -54,7 +33,8 @@ fn one_of(p: &Params<'_>) -> Result<Transform, ResolveError> {
             None => text.to_owned(),
         }
     });
-    with_combined("one_of", chosen, &choices, f64::max)
+    // No severity, for the reason `chain` has none.
+    Ok(chosen)
 }
 
 /// The compositions.
@@ -63,7 +43,7 @@ pub(crate) static DESCRIPTORS: &[Descriptor] = &[
         name: "chain",
         level: Level::Composition,
         kind: Kind::Composite,
-        description: "apply steps in order (a corruption when any step is; severity: the sum of theirs)",
+        description: "apply steps in order (a corruption when any step is; no severity unless the suite entry declares one)",
         params: &[Param {
             name: "steps",
             ty: ParamType::Transforms,
@@ -78,7 +58,7 @@ pub(crate) static DESCRIPTORS: &[Descriptor] = &[
         name: "one_of",
         level: Level::Composition,
         kind: Kind::Composite,
-        description: "apply one of choices, drawn per text (a corruption when any choice is; severity: the largest)",
+        description: "apply one of choices, drawn per text (a corruption when any choice is; no severity unless the suite entry declares one)",
         params: &[
             Param {
                 name: "choices",

@@ -41,7 +41,9 @@ pub enum Kind {
     },
     /// A meaning-preserving rewrite, usable as an invariance.
     MeaningPreserving,
-    /// A composition: a corruption (with the severity its builder gives it) when any part is.
+    /// A composition: a corruption when any part is. It has no severity of its own (its parts'
+    /// measure different things); a suite entry may declare one, and its family is the entry's
+    /// name unless declared.
     Composite,
 }
 

@@ -253,11 +253,14 @@ pub(crate) fn canonicalise(
 
 /// The canonical parameters of one transform, as builders read them. Every accessor checks the
 /// type again and names the parameter, so a builder never panics on a hand-made map.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Params<'a> {
     pub(crate) map: &'a Map<String, Value>,
     pub(crate) steps: &'a dyn Steps,
     pub(crate) depth: usize,
+    /// Set by [`Params::transforms`] when a part it resolved is a corruption: what makes a
+    /// composition one (its severity no longer does, since a composition has none of its own).
+    pub(crate) corrupting_parts: std::cell::Cell<bool>,
 }
 
 impl<'a> Params<'a> {
@@ -309,7 +312,8 @@ impl<'a> Params<'a> {
     /// A list of transforms, each built through the catalogue.
     pub fn transforms(&self, name: &str) -> Result<Vec<suite_core::Resolved>, ResolveError> {
         let err = || invalid(format!("{name} must be a list of transforms"));
-        self.get(name)?
+        let parts = self
+            .get(name)?
             .as_array()
             .ok_or_else(err)?
             .iter()
@@ -319,6 +323,10 @@ impl<'a> Params<'a> {
                     .resolve_step(step, self.depth + 1)
                     .map_err(|e| nested(name, i, e))
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        if parts.iter().any(|r| r.corrupting) {
+            self.corrupting_parts.set(true);
+        }
+        Ok(parts)
     }
 }

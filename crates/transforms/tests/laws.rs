@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use suite_core::Transform;
+use suite_core::{Resolver, Transform};
 use transforms::Catalogue;
 
 fn build(name: &str, params: Value) -> Transform {
@@ -123,14 +123,20 @@ fn severity_is_the_rate_and_family_the_name() {
         json!({"steps": [{"transform": "char_delete", "rate": 0.1}, {"transform": "repeat_char", "rate": 0.2},
                          {"transform": "uppercase"}]}),
     );
-    let s = chain.severity().unwrap();
-    assert_eq!(s.family, "chain");
-    assert!((s.value - 0.3).abs() < 1e-12);
-    assert!(
-        build("chain", json!({"steps": [{"transform": "uppercase"}]}))
-            .severity()
-            .is_none()
-    );
+    // Issue 36: a chain's severity is never the sum of its steps' (0.1 + 0.2 printed as
+    // 0.30000000000000004 on a curve of every chain); it is a corruption all the same.
+    assert!(chain.severity().is_none());
+    let resolve = |steps: Value| {
+        let params = json!({ "steps": steps });
+        Catalogue::standard()
+            .resolve("chain", params.as_object().unwrap())
+            .unwrap()
+    };
+    let typo =
+        resolve(json!([{"transform": "char_delete", "rate": 0.1}, {"transform": "uppercase"}]));
+    assert!(typo.corrupting && typo.composite && typo.transform.severity().is_none());
+    let upper = resolve(json!([{"transform": "uppercase"}]));
+    assert!(!upper.corrupting && upper.composite);
 }
 
 #[test]
@@ -220,4 +226,35 @@ proptest! {
         let once = t.apply(&text);
         prop_assert_eq!(t.apply(&once), once);
     }
+}
+
+/// Issue 36: two unrelated chains of a suite are two families (each its stage's name), a
+/// declared family joins them, and neither has a severity it did not declare.
+#[test]
+fn chains_in_a_suite_are_their_own_families() {
+    use suite_core::SuiteSpec;
+    let catalogue = Catalogue::standard();
+    let spec = SuiteSpec::from_json_str_with(
+        r#"{"corruptions": [
+            {"name": "loud", "transform": "chain", "severity": 0.05,
+             "steps": [{"transform": "uppercase"}, {"transform": "char_delete", "rate": 0.05}]},
+            {"name": "messy", "transform": "chain", "severity": 0.05,
+             "steps": [{"transform": "char_delete", "rate": 0.05}, {"transform": "repeat_char", "rate": 0.1}]},
+            {"name": "bare", "transform": "chain",
+             "steps": [{"transform": "char_delete", "rate": 0.05}, {"transform": "repeat_char", "rate": 0.1}]},
+            {"name": "deletes", "transform": "char_delete", "rate": 0.1, "family": "messy"}]}"#,
+        catalogue,
+    )
+    .unwrap();
+    let suite = spec.build_with(catalogue).unwrap();
+    let severities: Vec<_> = suite.corruption_severities().collect();
+    assert_eq!(
+        severities,
+        [
+            ("loud", Some(("loud", 0.05))),
+            ("messy", Some(("messy", 0.05))),
+            ("bare", None),
+            ("deletes", Some(("messy", 0.1)))
+        ]
+    );
 }

@@ -944,7 +944,7 @@ def normalize(*, form: Literal['NFC', 'NFD', 'NFKC', 'NFKD'] = 'NFC') -> Transfo
 
 
 def chain(steps: Sequence[Transform]) -> Transform:
-    """Apply steps in order (a corruption when any step is; severity: the sum of theirs).
+    """Apply steps in order (a corruption when any step is; no severity unless the suite entry declares one).
 
     Composition level, composite.
     ``steps``: the transforms, applied first to last (list of transforms {"transform": NAME, ...}).
@@ -955,7 +955,7 @@ def chain(steps: Sequence[Transform]) -> Transform:
 
 
 def one_of(choices: Sequence[Transform], *, seed: int = 0) -> Transform:
-    """Apply one of choices, drawn per text (a corruption when any choice is; severity: the largest).
+    """Apply one of choices, drawn per text (a corruption when any choice is; no severity unless the suite entry declares one).
 
     Composition level, composite.
     ``choices``: the transforms to choose from, uniformly (list of transforms {"transform": NAME, ...}).

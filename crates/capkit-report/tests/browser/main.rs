@@ -135,6 +135,15 @@ const OVERLAPS: &str = r#"(() => {
   return bad;
 })()"#;
 
+/// Issue 36: the families drawn as curves, and the labels of the dot plot of the stages
+/// without one, as laid out (their overlap is checked with every chart's by [`OVERLAPS`]).
+const DOTS: &str = r#"(() => ({
+  curves: [...document.querySelectorAll("figure.curve")].map(f => f.dataset.family),
+  labels: [...document.querySelectorAll("figure.dots svg.chart text")]
+    .filter(t => t.getBoundingClientRect().width > 0)
+    .map(t => t.textContent),
+}))()"#;
+
 /// The examples, every block opened (the page opens none: a reader does), must fit the screen
 /// at a phone's width: no element of an examples section wider than its section or past the
 /// viewport's right edge. Returns the problems and how many examples were laid out.
@@ -221,6 +230,12 @@ fn key_figures(name: &str) -> &'static [&'static str] {
             "Examples",
         ],
         "whose-compare" => &["Verdict", "Measures nothing", "Examples: A"],
+        "weighted-families" => &[
+            "all stages, weighted",
+            "each stage counted by its weight",
+            "weight 3",
+            "They get no curve and no break-even severity",
+        ],
         _ => &[],
     }
 }
@@ -270,6 +285,20 @@ fn pages_render_offline_in_chromium() {
             match browser.eval(&tab, OVERLAPS).unwrap() {
                 Value::Array(bad) if bad.is_empty() => {}
                 bad => failures.push(format!("{at}: overlapping chart text: {bad}")),
+            }
+            // Two unrelated chains of one severity each are dots, not curves; the typo family
+            // (three rates) is the one curve, and every dot-plot label is laid out.
+            if name == "weighted-families" {
+                let dots = browser.eval(&tab, DOTS).unwrap();
+                if dots["curves"] != serde_json::json!(["keyboard_typo"]) {
+                    failures.push(format!("{at}: curves drawn: {}", dots["curves"]));
+                }
+                let labels = dots["labels"].as_array().cloned().unwrap_or_default();
+                for stage in ["clean", "shout_rep", "messy", "accents_30"] {
+                    if !labels.iter().any(|l| l == stage) {
+                        failures.push(format!("{at}: {stage} is not in the dot plot: {labels:?}"));
+                    }
+                }
             }
             // At 1280 px no table is wider than its box (a column off-screen).
             if width == 1280 && layout["clipped"].as_array().is_some_and(|c| !c.is_empty()) {

@@ -507,6 +507,52 @@ pub fn extractor_comparison() -> Value {
     .to_json()
 }
 
+/// Issue 36's suite: two unrelated chains (each its own family, one severity each), a
+/// keyboard typo family at three rates, weights and tags.
+pub const FAMILIES_SUITE: &str = r#"{
+  "corruptions": [
+    {"name": "typo_05", "transform": "keyboard_typo", "rate": 0.05, "weight": 3, "tags": ["typo"]},
+    {"name": "typo_10", "transform": "keyboard_typo", "rate": 0.1, "weight": 3, "tags": ["typo"]},
+    {"name": "typo_20", "transform": "keyboard_typo", "rate": 0.2, "weight": 3, "tags": ["typo"]},
+    {"name": "shout_rep", "transform": "chain", "severity": 0.05, "tags": ["case", "typo"],
+     "steps": [{"transform": "uppercase"}, {"transform": "repeat_char", "rate": 0.05}]},
+    {"name": "messy", "transform": "chain", "severity": 0.15,
+     "steps": [{"transform": "char_delete", "rate": 0.05}, {"transform": "repeat_char", "rate": 0.1}]},
+    {"name": "accents_30", "transform": "add_diacritics", "rate": 0.3, "weight": 0.5}
+  ],
+  "invariances": [
+    {"name": "case", "transform": "case_jitter", "weight": 2, "tags": ["case"]},
+    {"name": "title", "transform": "titlecase", "weight": 0.25}
+  ],
+  "probes": ["good"]
+}"#;
+
+/// Three students over 600 texts on [`FAMILIES_SUITE`], with its weights and tags recorded as
+/// the command line records them.
+pub fn weighted_families() -> Value {
+    let catalogue = transforms::Catalogue::standard();
+    let spec = SuiteSpec::from_json_str_with(FAMILIES_SUITE, catalogue).unwrap();
+    let suite = spec.build_with(catalogue).unwrap();
+    let models: Vec<_> = (0..3).map(scenario_student).collect();
+    let names = ["exact", "shouty", "folded"];
+    let students: Vec<(&str, &dyn Model)> = names
+        .iter()
+        .zip(&models)
+        .map(|(s, m)| (*s, m as &dyn Model))
+        .collect();
+    let meta = spec.corruptions.iter().chain(&spec.invariances).map(|e| {
+        let meta = capture::profile_stats::StageMeta {
+            weight: e.weight,
+            tags: e.tags.clone(),
+        };
+        (e.name.clone(), meta)
+    });
+    capture::compare_students(&teacher(), &students, &generated_texts(600), &suite)
+        .unwrap()
+        .with_stage_meta(meta)
+        .to_json()
+}
+
 /// The reviewer's scenario pages, by name.
 pub fn scenario_pages() -> Vec<(&'static str, String)> {
     vec![
@@ -517,5 +563,9 @@ pub fn scenario_pages() -> Vec<(&'static str, String)> {
             page(&[("extract-compare.json", extractor_comparison())]),
         ),
         ("typo-score", page(&[("scores.json", typo_scores())])),
+        (
+            "weighted-families",
+            page(&[("families.json", weighted_families())]),
+        ),
     ]
 }

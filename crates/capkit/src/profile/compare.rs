@@ -172,6 +172,7 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .with_settings(stats)
         .with_suite_fingerprint(Some(report::fingerprint(spec)))
         .with_suite_transforms(report::stage_transforms(spec))
+        .with_stage_meta(report::stage_meta(spec))
         .with_probe_texts(spec.probes.iter().cloned());
     let mut json = comparison.to_json();
     if let serde_json::Value::Object(map) = &mut json {

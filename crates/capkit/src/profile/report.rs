@@ -41,6 +41,23 @@ pub(crate) fn stage_transforms(spec: &SuiteSpec) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// Each stage's declared weight and tags, from the suite file, for the report's suite
+/// descriptor (stages that declare neither are left out, so their reports are unchanged).
+pub(crate) fn stage_meta(spec: &SuiteSpec) -> Vec<(String, profile_stats::StageMeta)> {
+    spec.corruptions
+        .iter()
+        .chain(&spec.invariances)
+        .map(|e| {
+            let meta = profile_stats::StageMeta {
+                weight: e.weight,
+                tags: e.tags.clone(),
+            };
+            (e.name.clone(), meta)
+        })
+        .filter(|(_, m)| !m.is_empty())
+        .collect()
+}
+
 /// Pretty JSON and a line break, to `out` (atomically) or stdout.
 pub(crate) fn write_json(out: Option<&Path>, json: &Value) -> anyhow::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(json)?;
