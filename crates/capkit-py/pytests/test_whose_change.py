@@ -155,3 +155,15 @@ def test_the_ledger_is_the_command_lines(tmp_path):
     s = CapabilitySuite(corruptions={"typo_10": keyboard_typo_corruption(0.1, seed=0)}, invariances={"case": case_jitter_invariance})
     capture_profile_report(teacher, teacher, TEXTS, s, ledger=py)
     assert py.read_bytes() == cli.read_bytes()
+
+
+def test_compare_students_names_the_teacher_and_aliases_students():
+    """Issue 33's naming drift: pages and gates used A, B and "unnamed" for Python comparisons."""
+    comparison = compare_students(
+        teacher, {"word-student": student, "copy": teacher}, TEXTS, suite(), aliases={"w": "word-student"}, teacher_name="vader"
+    )
+    assert comparison["teacher"] == "vader"
+    assert comparison["aliases"] == {"w": "word-student", "A": "copy"}
+    assert comparison["students"]["copy"]["models"] == {"student": "copy", "teacher": "vader"}
+    with pytest.raises(ValueError, match="aliases"):
+        compare_students(teacher, {"a": student, "b": teacher}, TEXTS, suite(), aliases={"x": "nobody"})

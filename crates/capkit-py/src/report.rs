@@ -268,9 +268,12 @@ fn merge_reports<'py>(py: Python<'py>, reports: &Bound<'py, PyAny>) -> PyResult<
 /// (Holm-adjusted). With
 /// `fields`, the students are extractors. `teacher_sample` / `teacher_budget` as for
 /// `capture_profile_report` (classifiers only), and so are `examples` (per student) and
-/// `reference`.
+/// `reference`. `aliases`: short names for some students (`{alias: student name}`, as the
+/// command line's `--alias`; the others get A, B, C…), which pages and gates use;
+/// `teacher_name`: the teacher's name in the comparison and every student's report (an adapter
+/// model is named by its spec without it).
 #[pyfunction]
-#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, reference = None))]
+#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, reference = None, aliases = None, teacher_name = None))]
 #[allow(clippy::too_many_arguments)]
 fn compare_students<'py>(
     py: Python<'py>,
@@ -284,9 +287,12 @@ fn compare_students<'py>(
     teacher_seed: u64,
     examples: usize,
     reference: Option<&str>,
+    aliases: Option<std::collections::BTreeMap<String, String>>,
+    teacher_name: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
     let reference = reference_of(reference)?;
+    let teacher_name = teacher_name.or_else(|| spec_of(teacher));
     let fields = fields
         .map(|f| fields_of(f).map(|(keys, _)| keys))
         .transpose()?;
@@ -331,6 +337,15 @@ fn compare_students<'py>(
         Some(fields) => py
             .detach(|| extractive::compare_students(&t, &named(), &texts, &rust, fields))
             .map_err(|e| extractive_error(py, e))?,
+    };
+    // The library checks the aliases (each names a student, once; a valid alias), as it does
+    // the command line's.
+    let comparison = comparison
+        .with_aliases(aliases.unwrap_or_default())
+        .map_err(|e| PyValueError::new_err(format!("aliases: {e}")))?;
+    let comparison = match teacher_name {
+        Some(name) => comparison.with_teacher(Some(name)),
+        None => comparison,
     };
     to_py(py, &comparison.to_json())
 }

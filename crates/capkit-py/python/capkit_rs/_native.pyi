@@ -231,7 +231,11 @@ def compare_students(
     teacher_seed: int = 0,
     examples: int = 5,
     reference: Optional[str] = None,
+    aliases: Optional[Dict[str, str]] = None,
+    teacher_name: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Several students against one teacher (the teacher's answers computed once): each student's
     report and, for every pair, McNemar score tests and Tango intervals of the differences (Holm-adjusted).
-    ``teacher_sample`` / ``teacher_budget`` as for ``capture_profile_report`` (classifiers only)."""
+    ``teacher_sample`` / ``teacher_budget`` as for ``capture_profile_report`` (classifiers only).
+    ``aliases``: ``{alias: student name}`` short names for pages and gates (others A, B, C…);
+    ``teacher_name``: the teacher's name (an adapter model's spec without it)."""
