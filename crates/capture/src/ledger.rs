@@ -48,7 +48,9 @@ pub(crate) struct StageAnswers {
     pub teacher: Option<String>,
 }
 
-/// What happened to a text on one stage (from its outcome bits).
+/// What happened to a text on one stage: its outcome bits (an invariance's `agree` and
+/// `teacher_clean` are unused).
+#[derive(Clone, Copy)]
 pub(crate) struct StageOutcome {
     pub agree: bool,
     pub teacher_clean: bool,

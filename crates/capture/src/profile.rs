@@ -7,8 +7,7 @@ use profile_stats::{
     FirstVsSecond, Pair, PpiSums, ProfileReport, SampleDesign, SuiteDescriptor,
 };
 use profile_stats::{
-    Example, ExampleAnswers, ExampleList, Examples, StageExamples, cut_for_display, example_key,
-    key_hex,
+    Example, ExampleAnswers, ExampleList, Examples, cut_for_display, example_key, key_hex,
 };
 use profile_types::value::py_str;
 use profile_types::{CaptureProfile, Label, ProbePredictions};
@@ -79,18 +78,6 @@ struct Layout {
 const CORRUPTION_BITS: usize = 5;
 const INVARIANCE_BITS: usize = 3;
 
-/// One stage's bits of an outcome.
-#[derive(Clone, Copy)]
-struct StageBits {
-    /// Corruptions: the labels agree on the corrupted text (invariances: unused).
-    agree: bool,
-    /// Corruptions: the student's corrupted answer equals the teacher's clean one.
-    teacher_clean: bool,
-    student_changed: bool,
-    teacher_changed: bool,
-    text_changed: bool,
-}
-
 impl Layout {
     fn of(suite: &CapabilitySuite, sampled: bool) -> Layout {
         Layout {
@@ -125,9 +112,9 @@ impl Layout {
         1 + CORRUPTION_BITS * self.corruptions + INVARIANCE_BITS * i
     }
 
-    fn corruption(&self, o: &[u32], k: usize) -> StageBits {
+    fn corruption(&self, o: &[u32], k: usize) -> StageOutcome {
         let at = Layout::corruption_at(k);
-        StageBits {
+        StageOutcome {
             agree: bit(o, at),
             teacher_clean: bit(o, at + 1),
             student_changed: bit(o, at + 2),
@@ -145,9 +132,9 @@ impl Layout {
         bit(o, Layout::corruption_at(k) + 1)
     }
 
-    fn invariance(&self, o: &[u32], i: usize) -> StageBits {
+    fn invariance(&self, o: &[u32], i: usize) -> StageOutcome {
         let at = self.invariance_at(i);
-        StageBits {
+        StageOutcome {
             agree: false,
             teacher_clean: false,
             student_changed: bit(o, at),
@@ -218,35 +205,10 @@ struct Pending {
 #[derive(Clone, Copy)]
 enum ListAt {
     Clean,
-    Corruption(usize, Kind),
-    Invariance(usize, Kind),
-}
-
-/// Whose answer changed.
-#[derive(Clone, Copy)]
-enum Kind {
-    StudentOnly,
-    TeacherOnly,
-    Both,
-}
-
-impl Kind {
-    fn of(student: bool, teacher: bool) -> Option<Kind> {
-        match (student, teacher) {
-            (true, false) => Some(Kind::StudentOnly),
-            (false, true) => Some(Kind::TeacherOnly),
-            (true, true) => Some(Kind::Both),
-            (false, false) => None,
-        }
-    }
-
-    fn list(self, stage: &mut StageExamples) -> &mut ExampleList {
-        match self {
-            Kind::StudentOnly => &mut stage.student_only,
-            Kind::TeacherOnly => &mut stage.teacher_only,
-            Kind::Both => &mut stage.both,
-        }
-    }
+    /// A corruption by index, and whose answer changed (student, teacher).
+    Corruption(usize, (bool, bool)),
+    /// An invariance by index, and whose answer changed.
+    Invariance(usize, (bool, bool)),
 }
 
 impl Collector {
@@ -254,8 +216,14 @@ impl Collector {
         let e = &mut self.examples;
         match at {
             ListAt::Clean => Some(&mut e.clean),
-            ListAt::Corruption(k, kind) => e.corruptions.get_index_mut(k).map(|s| kind.list(s.1)),
-            ListAt::Invariance(i, kind) => e.invariances.get_index_mut(i).map(|s| kind.list(s.1)),
+            ListAt::Corruption(k, (s, t)) => e
+                .corruptions
+                .get_index_mut(k)
+                .and_then(|stage| stage.1.kind_mut(s, t)),
+            ListAt::Invariance(i, (s, t)) => e
+                .invariances
+                .get_index_mut(i)
+                .and_then(|stage| stage.1.kind_mut(s, t)),
         }
     }
 
@@ -426,21 +394,14 @@ impl<'m> CaptureRun<'m> {
         for (i, (text, &id)) in texts.iter().zip(ids).enumerate() {
             let o = self.run.outcomes().get(id);
             let (s, t) = escalations(o);
-            let bits = |b: StageBits| StageOutcome {
-                agree: b.agree,
-                teacher_clean: b.teacher_clean,
-                student_changed: b.student_changed,
-                teacher_changed: b.teacher_changed,
-                text_changed: b.text_changed,
-            };
             let outcome = TextOutcome {
                 clean_agree: layout.clean(o),
                 in_sample: layout.in_sample(o),
                 sampled: layout.sampled,
                 escalated: [decides[0].then_some(s), decides[1].then_some(t)],
                 stages: (0..layout.corruptions)
-                    .map(|k| bits(layout.corruption(o, k)))
-                    .chain((0..layout.invariances).map(|k| bits(layout.invariance(o, k))))
+                    .map(|k| layout.corruption(o, k))
+                    .chain((0..layout.invariances).map(|k| layout.invariance(o, k)))
                     .collect(),
             };
             ledger.write(first + i, text.as_ref(), &outcome)?;
@@ -702,7 +663,7 @@ fn offer_examples(
     after: Option<&StageIds>,
     positions: &[usize],
     collector: &mut Collector,
-    at: impl Fn(Kind) -> ListAt,
+    at: impl Fn((bool, bool)) -> ListAt,
 ) {
     let forms = &cache.keeper().forms;
     let form = |id: u32| {
@@ -749,10 +710,10 @@ fn offer_examples(
         }
         let student = cache.student(before) != cache.student(id);
         let teacher = cache.teacher(before) != cache.teacher(id);
-        let Some(kind) = Kind::of(student, teacher) else {
+        if !(student || teacher) {
             continue;
-        };
-        collector.offer(at(kind), key(before), positions[j], || {
+        }
+        collector.offer(at((student, teacher)), key(before), positions[j], || {
             example(before, Some(id))
         });
     }

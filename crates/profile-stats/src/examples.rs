@@ -92,9 +92,12 @@ impl ExampleList {
     /// Adds an example, keeping the `k` smallest keys (a text already listed is not listed
     /// twice).
     pub fn insert(&mut self, example: Example, k: usize) {
-        let order = |e: &Example| (parse_key(&e.key), e.text.clone());
-        let at = self.0.partition_point(|e| order(e) < order(&example));
-        if self.0.get(at).is_some_and(|e| order(e) == order(&example)) {
+        fn order(e: &Example) -> (u64, &str) {
+            (parse_key(&e.key), e.text.as_str())
+        }
+        let new = order(&example);
+        let at = self.0.partition_point(|e| order(e) < new);
+        if self.0.get(at).is_some_and(|e| order(e) == new) {
             return;
         }
         self.0.insert(at, example);
