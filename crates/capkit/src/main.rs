@@ -7,7 +7,7 @@
 #![deny(clippy::print_stdout)]
 
 mod cache;
-mod lines;
+
 mod mutator;
 mod outfile;
 mod profile;
@@ -35,7 +35,7 @@ enum Command {
     /// Evaluate LLM mutators over a dataset of cases.
     Mutator(mutator::Args),
     /// Capability profiles of real models (subprocess, HTTP, OpenAI-compatible, precomputed).
-    Profile(profile::Args),
+    Profile(Box<profile::Args>),
     /// One self-contained HTML page (no script, nothing fetched) for profile reports,
     /// comparisons and typo score reports.
     Report(report::Args),
@@ -62,7 +62,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Typo(args) => typo::run(args),
         Command::Mutator(args) => mutator::run(args),
-        Command::Profile(args) => profile::run(args),
+        Command::Profile(args) => profile::run(*args),
         Command::Report(args) => report::run(args),
         Command::Cache(args) => cache::run(args),
     };

@@ -34,12 +34,10 @@ mod progress;
 mod report;
 mod run_info;
 mod slices;
-mod suite;
-mod texts;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
@@ -90,9 +88,8 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct TextsArgs {
-    /// The texts (as for classify/extract).
-    #[arg(long, value_name = "FILE")]
-    texts: PathBuf,
+    #[command(flatten)]
+    texts: TextsFileArgs,
     /// The suite file (default: the default suite).
     #[arg(long, value_name = "SUITE.json")]
     suite: Option<PathBuf>,
@@ -112,10 +109,8 @@ struct ExtractArgs {
 
 #[derive(Debug, clap::Args)]
 struct CommonArgs {
-    /// The texts: one per line, verbatim (only the line break is removed), or `.jsonl` with a
-    /// `"text"` field per line.
-    #[arg(long, value_name = "FILE")]
-    texts: PathBuf,
+    #[command(flatten)]
+    texts: TextsFileArgs,
     /// A suite file (the `SuiteSpec` JSON). Default: `capkit profile default-suite`.
     #[arg(long, value_name = "SUITE.json")]
     suite: Option<PathBuf>,
@@ -162,6 +157,49 @@ struct CommonArgs {
     sample: SampleArgs,
     #[command(flatten)]
     run: RunArgs,
+    #[command(flatten)]
+    progress: ProgressArgs,
+}
+
+/// How progress is shown on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ProgressMode {
+    /// A bar per model call (the default on a terminal).
+    Bar,
+    /// A line every few seconds with the stage, texts done, rate and ETA (the default when
+    /// stderr is not a terminal: CI, nohup, a log file).
+    Lines,
+    /// Nothing.
+    None,
+}
+
+/// `--progress` and `--progress-every`, shared by classify, extract and compare.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub(crate) struct ProgressArgs {
+    /// How progress is shown on stderr (default: bar on a terminal, lines otherwise).
+    #[arg(long, value_enum, value_name = "MODE")]
+    progress: Option<ProgressMode>,
+    /// Seconds between two progress lines (`--progress lines`).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
+    progress_every: f64,
+}
+
+impl ProgressArgs {
+    fn mode(&self) -> ProgressMode {
+        use std::io::IsTerminal as _;
+        self.progress.unwrap_or(if std::io::stderr().is_terminal() {
+            ProgressMode::Bar
+        } else {
+            ProgressMode::Lines
+        })
+    }
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("`{s}` is not a number of seconds (> 0)")),
+    }
 }
 
 /// Which teacher answer a corruption's headline compares the student with.
@@ -212,31 +250,27 @@ pub(crate) struct SampleArgs {
 }
 
 impl SampleArgs {
-    /// The design asked for, if any: refused for extract (see the error), and a fraction out of
-    /// (0, 1] or a zero budget is an error naming the flag.
+    /// The design asked for, if any, by the runner's one rule (refused for extract; a fraction
+    /// out of (0, 1] or a zero budget is an error naming the flag).
     pub(crate) fn design(
         &self,
         task: Task,
-        suite: &suite_core::CapabilitySuite,
+        suite: &runner::SuiteFile,
         texts: u64,
     ) -> anyhow::Result<Option<suite_core::TeacherSample>> {
-        let flag = match (self.teacher_sample, self.teacher_budget) {
-            (None, None) => return Ok(None),
-            (Some(_), _) => "--teacher-sample",
-            (None, Some(_)) => "--teacher-budget",
+        let request = match (self.teacher_sample, self.teacher_budget) {
+            (Some(f), _) => Some(runner::SampleRequest::Fraction(f)),
+            (None, Some(b)) => Some(runner::SampleRequest::Budget(b)),
+            (None, None) => None,
         };
-        if task == Task::Extract {
-            bail!("{flag}: {}", capture::profile_stats::RATIO_SAMPLE_REFUSED);
-        }
-        let stages = suite.corruptions().count() + suite.invariances().count();
-        let sample = match (self.teacher_sample, self.teacher_budget) {
-            (Some(f), _) => suite_core::TeacherSample::new(f, self.teacher_seed),
-            (None, Some(b)) => {
-                suite_core::TeacherSample::for_budget(b, stages, texts, self.teacher_seed)
-            }
-            (None, None) => return Ok(None),
-        };
-        Ok(Some(sample.map_err(|e| anyhow::anyhow!("{flag}: {e}"))?))
+        runner::plan::teacher_design(
+            request,
+            self.teacher_seed,
+            task == Task::Extract,
+            suite.stages(),
+            texts,
+        )
+        .map_err(cli_error)
     }
 }
 
@@ -347,7 +381,7 @@ fn open_model(
     flag: &str,
     reach: &Reach,
     side: suite_core::Side,
-    progress: &Rc<Progress>,
+    progress: &Arc<Progress>,
 ) -> anyhow::Result<(ModelSpec, CliModel)> {
     let spec = ModelSpec::parse(raw).with_context(|| flag.to_owned())?;
     if matches!(spec, ModelSpec::OpenAi { .. }) && reach.settings.prompt_template.is_none() {
@@ -360,15 +394,10 @@ fn open_model(
         &reach.settings,
         reach.cache_dir.as_deref(),
         side,
-        Rc::clone(progress),
+        Arc::clone(progress),
     )
     .with_context(|| flag.to_owned())?;
     Ok((spec, model))
-}
-
-/// A profile error as one message (its text already names its sources).
-fn flat(e: &dyn std::fmt::Display) -> anyhow::Error {
-    anyhow::Error::msg(e.to_string())
 }
 
 /// Whether the command line is `capkit profile gate …`.
@@ -385,7 +414,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ),
         Command::DefaultSuite => {
             let mut out = crate::stdout::Lines::default();
-            out.line(suite::default_spec().to_json_string());
+            out.line(runner::suite::default_spec().to_json_string());
             out.print()?;
             Ok(ExitCode::SUCCESS)
         }
@@ -404,12 +433,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// once in the order first asked.
 fn list_texts(args: &TextsArgs) -> anyhow::Result<ExitCode> {
     use std::cell::RefCell;
-    let info = texts::scan(&args.texts)?;
-    texts::warn_if_empty(&args.texts, &info);
-    let (spec, source) = suite::load(args.suite.as_deref())?;
-    let suite = spec
-        .build_with(transforms::Catalogue::standard())
-        .map_err(|e| source.error(&e))?;
+    let format = args.texts.format();
+    let info = args.texts.scan()?;
+    let suite = runner::SuiteFile::load(args.suite.as_deref()).map_err(cli_error)?;
+    let built = suite.build().map_err(cli_error)?;
     let seen = RefCell::new((std::collections::HashSet::<String>::new(), Vec::<u8>::new()));
     let recorder = suite_core::BatchFn::new(|batch: &[&str]| -> Vec<serde_json::Value> {
         let (known, out) = &mut *seen.borrow_mut();
@@ -424,56 +451,109 @@ fn list_texts(args: &TextsArgs) -> anyhow::Result<ExitCode> {
     });
     let silent =
         suite_core::BatchFn::new(|batch: &[&str]| vec![serde_json::json!({}); batch.len()]);
-    let chunks = texts::chunks(&args.texts, suite_core::DEFAULT_CHUNK_SIZE)?;
-    if args.extract {
-        let no_fields: [&str; 0] = [];
-        let mut run = extractive::ExtractRun::new(&recorder, &silent, &suite, &no_fields)
-            .map_err(|e| flat(&e))?;
-        for chunk in chunks {
-            run.add(&chunk?).map_err(|e| flat(&e))?;
-        }
-        run.profile().map_err(|e| flat(&e))?;
-    } else {
-        let mut run = capture::CaptureRun::new(&recorder, &silent, &suite).map_err(|e| flat(&e))?;
-        for chunk in chunks {
-            run.add(&chunk?).map_err(|e| flat(&e))?;
-        }
-        run.profile().map_err(|e| flat(&e))?;
-    }
+    let job = runner::ProfileJob {
+        task: if args.extract {
+            profile_stats::Task::Extract
+        } else {
+            profile_stats::Task::Classify
+        },
+        fields: &[],
+        chunk_size: suite_core::DEFAULT_CHUNK_SIZE,
+        sample: None,
+        examples: 0,
+    };
+    let chunks = runner::texts::chunks(&info.path, &format, job.chunk_size).map_err(cli_error)?;
+    runner::job::profile(&job, &recorder, &silent, &built, chunks, None).map_err(cli_error)?;
     let out = std::mem::take(&mut seen.borrow_mut().1);
     output::write(None, &out)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// What every profile run reads before its models start: the texts, the suite and its
-/// progress display. `--out` is checked first: a run must not fail at its end for a path it
-/// could have refused.
+/// `--texts FILE` with how to read it: what every command that reads texts takes.
+#[derive(Debug, clap::Args)]
+pub(crate) struct TextsFileArgs {
+    /// The texts: one per line, verbatim (only the line break is removed), or `.jsonl` records
+    /// with a text field (and optionally an id and other columns) per line.
+    #[arg(long, value_name = "FILE")]
+    texts: PathBuf,
+    /// The field of a JSONL record holding the text.
+    #[arg(long, value_name = "NAME", default_value = "text")]
+    text_field: String,
+    /// The field of a JSONL record holding its id (unique in the file).
+    #[arg(long, value_name = "NAME")]
+    id_field: Option<String>,
+}
+
+impl TextsFileArgs {
+    fn format(&self) -> runner::TextsFormat {
+        runner::TextsFormat {
+            jsonl: None,
+            text_field: self.text_field.clone(),
+            id_field: self.id_field.clone(),
+        }
+    }
+
+    /// Checks every line and fingerprints the texts; an empty file is allowed, with a warning.
+    fn scan(&self) -> anyhow::Result<runner::TextsInfo> {
+        let info = runner::texts::scan(&self.texts, &self.format()).map_err(cli_error)?;
+        // An empty texts file is not an error (the profile is well defined: every rate over no
+        // texts), but it is almost never what was meant.
+        if info.count() == 0 {
+            eprintln!(
+                "capkit: warning: --texts {}: no texts (the file is empty); the profile covers the probes only",
+                self.texts.display()
+            );
+        }
+        Ok(info)
+    }
+}
+
+/// A runner error as the command line says it: naming the flag that gave what was wrong.
+pub(crate) fn cli_error(e: runner::Error) -> anyhow::Error {
+    use runner::{Error, SampleRequest};
+    let flag = match &e {
+        Error::Texts { .. } => "--texts ",
+        Error::SuiteRead { .. } | Error::Suite { path: Some(_), .. } => "--suite ",
+        Error::Sample {
+            request: SampleRequest::Fraction(_),
+            ..
+        } => "--teacher-sample: ",
+        Error::Sample {
+            request: SampleRequest::Budget(_),
+            ..
+        } => "--teacher-budget: ",
+        Error::Aliases(_) => "--alias: ",
+        _ => "",
+    };
+    anyhow::anyhow!("{flag}{e}")
+}
+
+/// What every profile run reads before its models start: the texts and the suite. `--out` is
+/// checked first: a run must not fail at its end for a path it could have refused.
 struct Inputs {
-    texts_path: PathBuf,
-    texts: texts::TextsInfo,
-    spec: suite_core::SuiteSpec,
-    source: suite::SuiteSource,
-    progress: Rc<Progress>,
-    suite: suite_core::CapabilitySuite,
+    texts: runner::TextsInfo,
+    format: runner::TextsFormat,
+    suite: runner::SuiteFile,
+    built: suite_core::CapabilitySuite,
+    progress: Arc<Progress>,
 }
 
 impl Inputs {
-    /// The texts, `chunk_size` at a time, read as they are needed; each chunk starts the
-    /// progress display's stages anew.
+    /// The texts, `chunk_size` at a time, read as they are needed.
     fn chunks(
         &self,
         chunk_size: usize,
-    ) -> anyhow::Result<impl Iterator<Item = anyhow::Result<Vec<String>>> + '_> {
-        let chunks = texts::chunks(&self.texts_path, chunk_size)?;
-        Ok(chunks.inspect(|_| self.progress.new_run()))
+    ) -> anyhow::Result<impl Iterator<Item = Result<Vec<String>, runner::Error>> + use<>> {
+        runner::texts::chunks(&self.texts.path, &self.format, chunk_size).map_err(cli_error)
     }
 
     fn load(
-        texts: &std::path::Path,
+        texts: &TextsFileArgs,
         suite: Option<&std::path::Path>,
         out: Option<&std::path::Path>,
         task: Task,
         reference: Option<suite_core::Reference>,
+        progress: ProgressArgs,
     ) -> anyhow::Result<Inputs> {
         if let Some(out) = out {
             crate::outfile::check(out, "--out")?;
@@ -483,108 +563,62 @@ impl Inputs {
                 "--reference: an extractor's corruptions are scored against the teacher's clean records already"
             );
         }
-        let texts_read = texts::scan(texts)?;
-        texts::warn_if_empty(texts, &texts_read);
-        let (mut spec, source) = suite::load(suite)?;
-        // In the spec, so that the suite's fingerprint says which references were used.
-        if let Some(reference) = reference {
-            for entry in &mut spec.corruptions {
-                entry.reference = Some(reference);
-            }
-        }
-        let progress = Rc::new(Progress::new(task, &spec));
-        let suite = suite::build(&spec, &source, progress.tracker())?;
+        let info = texts.scan()?;
+        let suite = runner::SuiteFile::load(suite)
+            .map_err(cli_error)?
+            .with_reference(reference);
+        let built = suite.build().map_err(cli_error)?;
+        let progress = Arc::new(Progress::new(
+            progress.mode(),
+            progress.progress_every,
+            &suite.spec,
+        ));
         Ok(Inputs {
-            texts_path: texts.to_owned(),
-            texts: texts_read,
-            spec,
-            source,
-            progress,
+            texts: info,
+            format: texts.format(),
             suite,
+            built,
+            progress,
         })
+    }
+
+    /// The report file's envelope of this run: the suite, the texts' fingerprint, run blocks.
+    fn envelope(&self, runs: Vec<serde_json::Value>) -> runner::Envelope<'_> {
+        runner::Envelope {
+            suite: Some(&self.suite.spec),
+            texts: Some(self.texts.texts.clone()),
+            runs,
+        }
+    }
+
+    /// The `run` block of `--with-run-info` for one student.
+    fn run_block(
+        &self,
+        task: Task,
+        fields: &[String],
+        student: &ModelSpec,
+        teacher: &ModelSpec,
+        reach: &Reach,
+    ) -> serde_json::Value {
+        run_info::RunInfo {
+            task,
+            fields,
+            suite: &self.suite,
+            texts: &self.texts,
+            student,
+            teacher,
+            settings: &reach.settings,
+        }
+        .to_json()
     }
 }
 
-/// How a profile runs: its chunk size, the teacher's sample and the examples kept.
-struct How {
-    chunk_size: usize,
-    sample: Option<suite_core::TeacherSample>,
-    examples: usize,
-}
-
-/// Profiles with the library's report functions, the texts streamed in chunks: the bare
-/// profile is the report's (the same profile `capture_profile` / `extractive_capture_profile`
-/// return). An extractor's report comes with its per-field breakdown (computed in the same
-/// pass).
-fn profile_report(
-    student: &CliModel,
-    teacher: &CliModel,
-    inputs: &Inputs,
-    task: Task,
-    fields: &[String],
-    how: How,
-    ledger: Option<&mut dyn std::io::Write>,
-) -> anyhow::Result<(
-    profile_stats::ProfileReport,
-    Option<extractive::FieldBreakdown>,
-)> {
-    // The profile errors' messages already contain their sources: flattened to one message so
-    // the one-line error does not repeat them.
-    let suite = &inputs.suite;
-    let How {
-        chunk_size,
-        sample,
-        examples,
-    } = how;
-    Ok(match task {
-        Task::Classify => {
-            let mut run = capture::CaptureRun::new(student, teacher, suite)
-                .map_err(|e| flat(&e))?
-                .with_chunk_size(chunk_size)
-                .with_teacher_sample(sample)
-                .with_examples(examples);
-            if let Some(ledger) = ledger {
-                run = run.with_ledger(ledger);
-            }
-            for chunk in inputs.chunks(chunk_size)? {
-                run.add(&chunk?).map_err(|e| flat(&e))?;
-            }
-            let saved = run.teacher_calls_saved();
-            let report = run.report().map_err(|e| flat(&e))?;
-            if let Some(sample) = sample {
-                print_saved(&report, sample, saved);
-            }
-            (report, None)
-        }
-        Task::Extract => {
-            let mut run = extractive::ExtractRun::new(student, teacher, suite, fields)
-                .map_err(|e| flat(&e))?
-                .with_chunk_size(chunk_size)
-                .with_field_breakdown();
-            for chunk in inputs.chunks(chunk_size)? {
-                run.add(&chunk?).map_err(|e| flat(&e))?;
-            }
-            let (report, breakdown) = run.report_with_fields().map_err(|e| flat(&e))?;
-            (report, Some(breakdown))
-        }
-    })
-}
-
 /// The line a sampled profile ends with, on stderr: the teacher calls the sample saved.
-fn print_saved(
-    report: &profile_stats::ProfileReport,
-    sample: suite_core::TeacherSample,
-    saved: u64,
-) {
-    let labelled = match &report.counts {
-        profile_stats::Counts::Classify(c) => c.sample.as_ref().map_or(0, |s| s.labelled),
-        profile_stats::Counts::Extract(_) => 0,
-    };
+pub(crate) fn print_saved(sample: suite_core::TeacherSample, sampled: u64, texts: u64, saved: u64) {
     eprintln!(
-        "capkit: teacher sample {}: {labelled} of {} texts sampled; {saved} teacher calls on \
+        "capkit: teacher sample {}: {sampled} of {texts} texts sampled; {saved} teacher calls on \
          transformed texts saved",
         sample.fraction(),
-        report.n()
     );
 }
 
@@ -615,17 +649,12 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         args.out.as_deref(),
         task,
         args.reference.get(),
+        args.progress,
     )?;
-    let Inputs {
-        texts,
-        spec,
-        source: suite_source,
-        progress,
-        ..
-    } = &inputs;
     let sample = args
         .sample
-        .design(task, &inputs.suite, texts.count as u64)?;
+        .design(task, &inputs.suite, inputs.texts.count() as u64)?;
+    let progress = &inputs.progress;
     let (student_spec, student) = open_model(
         &args.student,
         "--student",
@@ -640,76 +669,72 @@ fn profile(args: &CommonArgs, task: Task, fields: &[String]) -> anyhow::Result<E
         suite_core::Side::Teacher,
         progress,
     )?;
-    let examples = if args.report && task == Task::Classify {
-        args.examples
-    } else {
-        0
+    let job = runner::ProfileJob {
+        task: profile_task(task),
+        fields,
+        chunk_size: args.run.chunk_size,
+        sample,
+        examples: if args.report && task == Task::Classify {
+            args.examples
+        } else {
+            0
+        },
     };
-    let (report, breakdown) = profile_report(
+    let output = runner::job::profile(
+        &job,
         &student,
         &teacher,
-        &inputs,
-        task,
-        fields,
-        How {
-            chunk_size: args.run.chunk_size,
-            sample,
-            examples,
-        },
+        &inputs.built,
+        inputs.chunks(job.chunk_size)?,
         ledger.as_mut().map(|l| l as &mut dyn std::io::Write),
-    )?;
+    )
+    .map_err(cli_error)?;
+    if let Some(sample) = sample {
+        print_saved(
+            sample,
+            output.sampled_texts(),
+            output.report.n(),
+            output.teacher_calls_saved,
+        );
+    }
     if let (Some(ledger), Some(path)) = (ledger, &args.ledger) {
         let file = ledger.into_inner().map_err(|e| {
             anyhow::anyhow!("--ledger {}: cannot write: {}", path.display(), e.error())
         })?;
         file.commit()?;
     }
-    let mut json = match stats {
-        None => serde_json::to_value(report.profile())?,
-        Some(stats) => {
-            let mut json = report
-                .with_models(
-                    Some(student_spec.to_string()),
-                    Some(teacher_spec.to_string()),
-                )
-                .with_settings(stats)
-                .with_suite_fingerprint(Some(report::fingerprint(spec)))
-                .with_suite_transforms(report::stage_transforms(spec))
-                .with_stage_meta(report::stage_meta(spec))
-                .with_probe_texts(spec.probes.iter().cloned())
-                .to_json();
-            // Beside the counts (not part of them: `capkit profile merge` drops it), the
-            // per-field breakdown `capkit report` draws as a heat map.
-            if let (Some(breakdown), serde_json::Value::Object(map)) = (breakdown, &mut json) {
-                map.insert("fields".to_owned(), serde_json::to_value(breakdown)?);
-            }
-            if let serde_json::Value::Object(map) = &mut json {
-                map.insert("texts".to_owned(), report::texts_block(texts));
-            }
-            json
-        }
-    };
     progress.finish();
     student.finish()?;
     teacher.finish()?;
     student.report_cache();
     teacher.report_cache();
+    let run = args
+        .with_run_info
+        .then(|| inputs.run_block(task, fields, &student_spec, &teacher_spec, &reach));
+    let bytes = match stats {
+        None => {
+            let mut json = serde_json::to_value(output.report.profile())?;
+            if let (Some(run), serde_json::Value::Object(map)) = (run, &mut json) {
+                map.insert("run".to_owned(), run);
+            }
+            runner::envelope::json_bytes(&json)
+        }
+        Some(stats) => runner::job::report_file(
+            output,
+            Some(student_spec.to_string()),
+            Some(teacher_spec.to_string()),
+            stats,
+            inputs.envelope(run.into_iter().collect()),
+        )
+        .to_bytes(),
+    };
+    output::write(args.out.as_deref(), &bytes).map(|()| ExitCode::SUCCESS)
+}
 
-    if args.with_run_info
-        && let serde_json::Value::Object(map) = &mut json
-    {
-        let run = run_info::RunInfo {
-            task,
-            fields,
-            suite: suite_source,
-            texts_blake3: &texts.blake3,
-            texts_count: texts.count,
-            student: &student_spec,
-            teacher: &teacher_spec,
-            settings: &reach.settings,
-        };
-        map.insert("run".to_owned(), run.to_json());
+/// The statistics crate's name of a task.
+pub(crate) fn profile_task(task: Task) -> profile_stats::Task {
+    match task {
+        Task::Classify => profile_stats::Task::Classify,
+        Task::Extract => profile_stats::Task::Extract,
     }
-    report::write_json(args.out.as_deref(), &json)?;
-    Ok(ExitCode::SUCCESS)
 }

@@ -46,7 +46,8 @@ mod profile;
 pub use error::Error;
 pub use profile::{
     CaptureRun, capture_profile, capture_profile_report, compare_students,
-    compare_students_chunked, compare_students_sampled, compare_students_with,
+    compare_students_chunked, compare_students_counted, compare_students_sampled,
+    compare_students_with,
 };
 pub use profile_stats::{Comparison, ProfileReport};
 pub use profile_types::{Abstention, CaptureProfile, ProbePredictions, ViolationRates};

@@ -856,6 +856,23 @@ where
     C: AsRef<[S]>,
     S: AsRef<str>,
 {
+    compare_students_counted(teacher, students, chunks, suite, sample, examples).map(|(c, _)| c)
+}
+
+/// [`compare_students_with`], and the teacher calls on transformed texts its sample saved (0
+/// without one): the sample is drawn by content, so every student's run skips the same texts.
+pub fn compare_students_counted<C, S>(
+    teacher: &dyn Model,
+    students: &[(&str, &dyn Model)],
+    chunks: impl IntoIterator<Item = C>,
+    suite: &CapabilitySuite,
+    sample: Option<TeacherSample>,
+    examples: usize,
+) -> Result<(Comparison, u64), Error>
+where
+    C: AsRef<[S]>,
+    S: AsRef<str>,
+{
     let teacher = Memo::new(teacher);
     let names: Vec<&str> = students.iter().map(|s| s.0).collect();
     let mut pairs = Pair::every(&names, suite.corruption_names(), suite.invariance_names());
@@ -874,13 +891,18 @@ where
             .with_teacher_sample(sample)
             .with_examples(examples))
     })?;
-    Ok(Comparison::of_reports(None, reports, pairs))
+    let saved = reports.first().map_or(0, |(_, (_, saved))| *saved);
+    let reports = reports
+        .into_iter()
+        .map(|(name, (report, _))| (name, report))
+        .collect();
+    Ok((Comparison::of_reports(None, reports, pairs), saved))
 }
 
 /// A classifier run as a student of a comparison ([`compare_students_sampled`]).
 impl StudentRun for CaptureRun<'_> {
     type Error = Error;
-    type Report = ProfileReport;
+    type Report = (ProfileReport, u64);
     type Pair = Pair;
 
     /// [`CaptureRun::add`], returning each text's outcome id.
@@ -955,8 +977,10 @@ impl StudentRun for CaptureRun<'_> {
         }
     }
 
-    fn finish(self) -> Result<ProfileReport, Error> {
-        self.report()
+    /// The report, and the teacher calls on transformed texts the sample saved.
+    fn finish(self) -> Result<(ProfileReport, u64), Error> {
+        let saved = self.teacher_calls_saved();
+        Ok((self.report()?, saved))
     }
 }
 

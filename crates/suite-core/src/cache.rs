@@ -535,6 +535,7 @@ impl<'m, K: Keep> PredictionCache<'m, K> {
         }
         let batch: Vec<&str> = distinct.iter().map(|&id| self.text(id)).collect();
         let flags = |model: &dyn Model, side: Side| -> Result<Option<Vec<bool>>, Error> {
+            model.before_call(&Stage::Decisions, batch.len());
             let Some(result) = model.decide_batch(&batch) else {
                 return Ok(None);
             };
@@ -600,6 +601,7 @@ fn call(
     stage: &Stage,
     batch: &[&str],
 ) -> Result<Vec<SharedLabel>, Error> {
+    model.before_call(stage, batch.len());
     let out = model.predict_shared(batch).map_err(|source| Error::Model {
         side,
         stage: stage.clone(),
@@ -667,6 +669,38 @@ mod tests {
             };
             assert_eq!(run(&bulk), run(&upper), "sampled: {sampled:?}");
         }
+    }
+
+    /// A model that records the stage events the engine sends it.
+    struct Told<'a>(&'a RefCell<Vec<String>>);
+    impl Model for Told<'_> {
+        fn predict_batch(&self, texts: &[&str]) -> Result<Vec<Label>, crate::ModelError> {
+            self.0.borrow_mut().push(format!("call {}", texts.len()));
+            Ok(texts.iter().map(|t| json!(t)).collect())
+        }
+        fn before_call(&self, stage: &Stage, texts: usize) {
+            self.0.borrow_mut().push(format!("{stage}: {texts}"));
+        }
+    }
+
+    /// Progress is told by the engine: each call is announced with its stage and size, through
+    /// wrappers too.
+    #[test]
+    fn the_engine_announces_each_call_with_its_stage() {
+        let events = RefCell::new(Vec::new());
+        let told = Told(&events);
+        let memo = crate::Memo::new(&told);
+        let t = PerItemFn::new(|t: &str| json!(t.len()));
+        let mut cache = PredictionCache::new(&memo, &t);
+        let clean = cache.stage(&Stage::Clean, ["a", "b", "a"]).unwrap();
+        let upper = Transform::new(|s| s.to_uppercase());
+        cache
+            .transformed(&Stage::Invariance("up".into()), &clean, &upper)
+            .unwrap();
+        assert_eq!(
+            *events.borrow(),
+            ["clean texts: 2", "call 2", "invariance `up`: 2", "call 2"]
+        );
     }
 
     #[test]

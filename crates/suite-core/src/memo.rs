@@ -107,4 +107,8 @@ impl Model for Memo<'_> {
             self.inner.decide_batch(missing)
         })
     }
+
+    fn before_call(&self, stage: &crate::Stage, texts: usize) {
+        self.inner.before_call(stage, texts);
+    }
 }

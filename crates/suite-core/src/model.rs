@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use profile_types::Label;
+
+use crate::stage::Stage;
 use profile_types::value::py_str;
 
 /// A label (or record) behind a reference count: a model that gives many texts the same answer
@@ -74,6 +76,13 @@ pub trait Model {
         let _ = texts;
         None
     }
+
+    /// Told by the engine, just before it calls this model, which stage the call is for and how
+    /// many texts it sends: progress displays name the stage from it instead of guessing. The
+    /// default ignores it; a wrapper passes it on to the model it wraps.
+    fn before_call(&self, stage: &Stage, texts: usize) {
+        let _ = (stage, texts);
+    }
 }
 
 impl<M: Model + ?Sized> Model for &M {
@@ -86,6 +95,9 @@ impl<M: Model + ?Sized> Model for &M {
     fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
         (**self).decide_batch(texts)
     }
+    fn before_call(&self, stage: &Stage, texts: usize) {
+        (**self).before_call(stage, texts);
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -97,6 +109,9 @@ impl<M: Model + ?Sized> Model for Box<M> {
     }
     fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
         (**self).decide_batch(texts)
+    }
+    fn before_call(&self, stage: &Stage, texts: usize) {
+        (**self).before_call(stage, texts);
     }
 }
 

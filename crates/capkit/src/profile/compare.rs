@@ -8,7 +8,8 @@ use model_adapters::Task;
 use suite_core::{Model, Side};
 
 use crate::profile::{
-    Inputs, ReferenceArgs, RunArgs, SampleArgs, checked_fields, flat, open_model, report, run_info,
+    Inputs, ProgressArgs, ReferenceArgs, RunArgs, SampleArgs, TextsFileArgs, checked_fields,
+    cli_error, open_model, output, print_saved, profile_task, report,
 };
 
 /// Which profile a comparison computes.
@@ -23,9 +24,8 @@ pub(crate) enum TaskArg {
 /// Arguments of `capkit profile compare`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct CompareArgs {
-    /// The texts (as for classify/extract).
-    #[arg(long, value_name = "FILE")]
-    texts: PathBuf,
+    #[command(flatten)]
+    texts: TextsFileArgs,
     /// A suite file. Default: `capkit profile default-suite`.
     #[arg(long, value_name = "SUITE.json")]
     suite: Option<PathBuf>,
@@ -68,6 +68,8 @@ pub(crate) struct CompareArgs {
     sample: SampleArgs,
     #[command(flatten)]
     run: RunArgs,
+    #[command(flatten)]
+    progress: ProgressArgs,
 }
 
 /// Runs `capkit profile compare`.
@@ -110,16 +112,12 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         args.out.as_deref(),
         task,
         args.reference.get(),
+        args.progress,
     )?;
-    let Inputs {
-        texts,
-        spec,
-        source: suite_source,
-        progress,
-        suite,
-        ..
-    } = &inputs;
-    let sample = args.sample.design(task, suite, texts.count as u64)?;
+    let sample = args
+        .sample
+        .design(task, &inputs.suite, inputs.texts.count() as u64)?;
+    let progress = &inputs.progress;
     let (teacher_spec, teacher) =
         open_model(&args.teacher, "--teacher", &reach, Side::Teacher, progress)?;
     let mut students = Vec::with_capacity(args.students.len());
@@ -135,23 +133,34 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|(name, _, model)| (name.as_str(), model as &dyn Model))
         .collect();
-    // A read error ends the chunks; it is the run's error once the comparison returns.
-    let failed = std::cell::RefCell::new(None);
-    let chunks = inputs
-        .chunks(args.run.chunk_size)?
-        .map_while(|chunk| chunk.map_err(|e| *failed.borrow_mut() = Some(e)).ok());
-    let comparison = match task {
-        Task::Classify => {
-            capture::compare_students_with(&teacher, &named, chunks, suite, sample, args.examples)
-                .map_err(|e| flat(&e))?
-        }
-        Task::Extract => {
-            extractive::compare_students_chunked(&teacher, &named, chunks, suite, &fields)
-                .map_err(|e| flat(&e))?
-        }
+    let job = runner::ProfileJob {
+        task: profile_task(task),
+        fields: &fields,
+        chunk_size: args.run.chunk_size,
+        sample,
+        examples: args.examples,
     };
-    if let Some(e) = failed.into_inner() {
-        return Err(e);
+    let (comparison, saved) = runner::job::compare(
+        &job,
+        &teacher,
+        &named,
+        &inputs.built,
+        inputs.chunks(job.chunk_size)?,
+    )
+    .map_err(cli_error)?;
+    if let Some(sample) = sample {
+        // Each student's report holds the same sample of the teacher's texts.
+        let sampled = comparison
+            .students
+            .values()
+            .next()
+            .and_then(|r| match &r.counts {
+                profile_stats::Counts::Classify(c) => c.sample.as_ref().map(|s| s.labelled),
+                profile_stats::Counts::Extract(_) => None,
+            })
+            .unwrap_or(0);
+        let texts = inputs.texts.count() as u64;
+        print_saved(sample, sampled, texts, saved);
     }
     progress.finish();
     teacher.finish()?;
@@ -165,40 +174,22 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let given = aliases
         .iter()
         .filter_map(|(alias, k)| students.get(*k).map(|s| (alias.clone(), s.0.clone())));
-    let comparison = comparison
-        .with_aliases(given)
-        .map_err(|e| anyhow::anyhow!("--alias: {e}"))?
-        .with_teacher(Some(teacher_spec.to_string()))
-        .with_settings(stats)
-        .with_suite_fingerprint(Some(report::fingerprint(spec)))
-        .with_suite_transforms(report::stage_transforms(spec))
-        .with_stage_meta(report::stage_meta(spec))
-        .with_probe_texts(spec.probes.iter().cloned());
-    let mut json = comparison.to_json();
-    if let serde_json::Value::Object(map) = &mut json {
-        map.insert("texts".to_owned(), report::texts_block(texts));
-    }
-    if args.with_run_info
-        && let serde_json::Value::Object(map) = &mut json
-    {
-        let runs: Vec<serde_json::Value> = students
+    let runs = if args.with_run_info {
+        students
             .iter()
-            .map(|(_, spec, _)| {
-                run_info::RunInfo {
-                    task,
-                    fields: &fields,
-                    suite: suite_source,
-                    texts_blake3: &texts.blake3,
-                    texts_count: texts.count,
-                    student: spec,
-                    teacher: &teacher_spec,
-                    settings: &reach.settings,
-                }
-                .to_json()
-            })
-            .collect();
-        map.insert("runs".to_owned(), runs.into());
-    }
-    report::write_json(args.out.as_deref(), &json)?;
+            .map(|(_, spec, _)| inputs.run_block(task, &fields, spec, &teacher_spec, &reach))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let file = runner::job::comparison_file(
+        comparison,
+        given,
+        Some(teacher_spec.to_string()),
+        stats,
+        inputs.envelope(runs),
+    )
+    .map_err(cli_error)?;
+    output::write(args.out.as_deref(), &file.to_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use profile_stats::{Gate, numeric_paths, readable};
 
-use crate::profile::report;
 use crate::stdout::Lines;
 
 /// The exit code of a gate that failed (1 stays "error", as for every capkit command).
@@ -49,9 +48,10 @@ pub(crate) fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|e| Gate::parse(e).map_err(|err| anyhow::anyhow!("--fail-on: {err}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let (document, provenance, _) = report::read(&args.report)?;
-    let mut json = document.to_json();
-    provenance.restore(&mut json);
+    let mut file = runner::ReportFile::read(&args.report).map_err(super::cli_error)?;
+    // Gates read the figures and provenance, not the per-field breakdown beside them.
+    file.fields = None;
+    let json = file.to_json();
     let mut out = Lines::default();
     if args.list {
         for path in numeric_paths(&json) {

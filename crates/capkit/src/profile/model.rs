@@ -2,14 +2,12 @@
 //! progress bar per model call (named by side and stage) and the cache's warnings and counts on
 //! stderr.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::path::Path;
-use std::rc::Rc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
-use indicatif::ProgressBar;
 use model_adapters::{Adapter, Cached, ModelSpec, Settings};
-use suite_core::{Decision, Label, Model, ModelError, SharedLabel, Side};
+use suite_core::{Decision, Label, Model, ModelError, SharedLabel, Side, Stage};
 
 use crate::profile::progress::Progress;
 
@@ -17,17 +15,16 @@ use crate::profile::progress::Progress;
 pub(crate) struct CliModel {
     name: String,
     side: Side,
-    progress: Rc<Progress>,
+    progress: Arc<Progress>,
     model: Cached<Adapter>,
-    /// The bar of the call in progress, which the adapter and the cache move.
-    bar: Arc<Mutex<ProgressBar>>,
-    calls: Cell<u64>,
+    /// The stage of the next call, as the engine said ([`Model::before_call`]).
+    stage: RefCell<Stage>,
 }
 
-/// Moves the current bar by `n` texts.
-fn advance(bar: &Arc<Mutex<ProgressBar>>) -> impl Fn(u64) + Send + Sync + 'static {
-    let bar = Arc::clone(bar);
-    move |n| bar.lock().unwrap_or_else(PoisonError::into_inner).inc(n)
+/// Moves the call in progress by `n` texts (the adapter and the cache call this).
+fn advance(progress: &Arc<Progress>) -> impl Fn(u64) + Send + Sync + 'static {
+    let progress = Arc::clone(progress);
+    move |n| progress.advance(n)
 }
 
 impl CliModel {
@@ -38,11 +35,10 @@ impl CliModel {
         settings: &Settings,
         cache_dir: Option<&Path>,
         side: Side,
-        progress: Rc<Progress>,
+        progress: Arc<Progress>,
     ) -> anyhow::Result<CliModel> {
         let name = spec.to_string();
-        let bar = Arc::new(Mutex::new(ProgressBar::hidden()));
-        let model = spec.open_cached(settings, cache_dir, Some(Arc::new(advance(&bar))))?;
+        let model = spec.open_cached(settings, cache_dir, Some(Arc::new(advance(&progress))))?;
         if let Some(e) = model.take_warning() {
             eprintln!(
                 "capkit: warning: no prediction cache for `{name}`: {:#}",
@@ -62,8 +58,7 @@ impl CliModel {
             side,
             progress,
             model,
-            bar,
-            calls: Cell::new(0),
+            stage: RefCell::new(Stage::Clean),
         })
     }
 
@@ -108,17 +103,10 @@ impl Model for CliModel {
     }
 
     fn predict_shared(&self, texts: &[&str]) -> Result<Vec<SharedLabel>, ModelError> {
-        let call = self.calls.get() + 1;
-        self.calls.set(call);
-        if call == 1 {
-            // A model's first call opens its run, before any transform of that run has moved
-            // the stage tracker (in a comparison, the previous student's run left it at its end).
-            self.progress.new_run();
-        }
-        let bar = self.progress.stage_bar(self.side, call, texts.len() as u64);
-        *self.bar.lock().unwrap_or_else(PoisonError::into_inner) = bar.clone();
+        self.progress
+            .start_call(self.side, &self.stage.borrow(), texts.len() as u64);
         let answers = self.model.predict_shared(texts);
-        bar.finish();
+        self.progress.end_call();
         // A cache only ever saves calls: one that cannot be written is a warning, never a
         // reason to lose the run.
         if let Some(e) = self.model.take_warning() {
@@ -133,5 +121,9 @@ impl Model for CliModel {
 
     fn decide_batch(&self, texts: &[&str]) -> Option<Result<Vec<Decision>, ModelError>> {
         self.model.decide_batch(texts)
+    }
+
+    fn before_call(&self, stage: &Stage, _texts: usize) {
+        *self.stage.borrow_mut() = stage.clone();
     }
 }

@@ -3,14 +3,11 @@
 use model_adapters::{ModelSpec, Settings, Task, scrub_userinfo};
 use serde_json::{Value, json};
 
-use crate::profile::suite::SuiteSource;
-
 pub(crate) struct RunInfo<'a> {
     pub task: Task,
     pub fields: &'a [String],
-    pub suite: &'a SuiteSource,
-    pub texts_blake3: &'a str,
-    pub texts_count: usize,
+    pub suite: &'a runner::SuiteFile,
+    pub texts: &'a runner::TextsInfo,
     pub student: &'a ModelSpec,
     pub teacher: &'a ModelSpec,
     pub settings: &'a Settings,
@@ -24,11 +21,11 @@ impl RunInfo<'_> {
             "task": self.task.name(),
             "suite": {
                 "file": self.suite.path,
-                "blake3": self.suite.blake3,
+                "blake3": self.suite.source_blake3,
             },
             "texts": {
-                "count": self.texts_count,
-                "blake3": self.texts_blake3,
+                "count": self.texts.count(),
+                "blake3": self.texts.file_blake3,
             },
             "student": self.student.to_string(),
             "teacher": self.teacher.to_string(),

@@ -66,7 +66,7 @@ pub(crate) fn run(args: &SlicesArgs) -> anyhow::Result<ExitCode> {
     let open = || File::open(&args.ledger).map(BufReader::new);
     // Opened once up front, so a missing file is named as such rather than as a read error.
     open().with_context(|| format!("{name}: cannot open"))?;
-    let report = slices::find_slices(open, &name, &options).map_err(|e| super::flat(&e))?;
+    let report = slices::find_slices(open, &name, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut bytes = serde_json::to_vec_pretty(&report)?;
     bytes.push(b'\n');
     let table = table(&report);

@@ -109,7 +109,7 @@ impl NameSource for Names {
             }
             consumed += n as u64;
             self.line += 1;
-            let line = crate::lines::strip_line_break(&self.buf);
+            let line = runner::texts::strip_line_break(&self.buf);
             if line.len() > self.max_len || (n as u64 == limit && !self.buf.ends_with(b"\n")) {
                 anyhow::bail!(
                     "{}: line {}: name longer than {} bytes (the maximum name length; DNS names have at most 253); raise it with --max-name-len, knowing that output and memory per name grow with the square of its length",
