@@ -60,7 +60,8 @@ pub fn arch_check() -> Result<()> {
     let workspace = Workspace::from_metadata(&crate::metadata()?.to_string())?;
     let rows = parse_table(&doc)?;
     let keys = workspace_keys(&manifest);
-    let problems = check(&rows, &keys, &workspace);
+    let mut problems = check(&rows, &keys, &workspace);
+    problems.extend(front_end_problems()?);
     if !problems.is_empty() {
         bail!(
             "{DOC} does not match the workspace ({} problem(s)):\n  {}",
@@ -73,6 +74,66 @@ pub fn arch_check() -> Result<()> {
         rows.len()
     );
     Ok(())
+}
+
+/// The front ends: argument parsing, conversion, display — never a job of their own.
+const FRONT_ENDS: [&str; 2] = ["crates/capkit/src", "crates/capkit-py/src"];
+
+/// What only the runner (`crates/runner`) or the libraries below it may do: run the engine,
+/// plan, build or merge report files. A front end naming one of these holds job logic.
+const JOB_ONLY: [&str; 12] = [
+    "PredictionCache",
+    "CaptureRun",
+    "ExtractRun",
+    "compare_students_with",
+    "compare_students_chunked",
+    "compare_students_counted",
+    "TeacherSample::for_budget",
+    "with_suite_fingerprint",
+    "with_suite_transforms",
+    "with_probe_texts",
+    "merge_field_breakdowns",
+    ".merge(&",
+];
+
+/// Every use of a [`JOB_ONLY`] name in `text` (a front end's file `path`), one problem each.
+pub fn job_logic_in(path: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for name in JOB_ONLY {
+            if code.contains(name) {
+                out.push(format!(
+                    "{path}:{}: `{name}` in a front end: jobs live in crates/runner (docs/architecture.md, \"One runner\")",
+                    n + 1
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// [`job_logic_in`] over every Rust file of the [`FRONT_ENDS`].
+fn front_end_problems() -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for dir in FRONT_ENDS {
+        let mut stack = vec![std::path::PathBuf::from(dir)];
+        while let Some(d) = stack.pop() {
+            for entry in
+                std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))?
+            {
+                let path = entry?.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    out.extend(job_logic_in(&path.display().to_string(), &text));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The local `[workspace.dependencies]` of a root manifest: key → package name.
@@ -371,6 +432,19 @@ pub fn check(rows: &[Row], keys: &BTreeMap<String, String>, workspace: &Workspac
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_front_end_running_the_engine_is_refused() {
+        let found = job_logic_in(
+            "crates/capkit/src/x.rs",
+            "let run = capture::CaptureRun::new(s, t, &suite)?; // CaptureRun in a comment is fine\n// PredictionCache\nlet m = a.merge(&b);",
+        );
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("crates/capkit/src/x.rs:1: `CaptureRun`"));
+        assert!(found[1].starts_with("crates/capkit/src/x.rs:3: `.merge(&`"));
+        assert!(job_logic_in("p.rs", "runner::merge(files, true)").is_empty());
+    }
+
     use super::*;
 
     const MANIFEST: &str = r#"

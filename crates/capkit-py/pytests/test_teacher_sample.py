@@ -55,7 +55,10 @@ def test_the_teacher_answers_the_transformed_texts_of_the_sample_only():
     teacher_plain = lambda ts: ["pos" if "good" in t.lower() else "neg" for t in ts]  # noqa: E731
     parts = [capture_profile_report(student, teacher_plain, part, suite(), teacher_sample=0.1, teacher_seed=4)
              for part in (TEXTS[:half], TEXTS[half:])]
-    assert capkit_rs.merge_reports(parts) == report
+    # Equal but for the provenance: a merge lists each shard's texts fingerprint.
+    merged = capkit_rs.merge_reports(parts)
+    assert len(merged.pop("texts")) == 2
+    assert merged == {k: v for k, v in report.items() if k != "texts"}
 
 
 def test_a_budget_is_a_fraction_of_stages_times_texts():

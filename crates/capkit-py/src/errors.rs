@@ -38,6 +38,17 @@ pub(crate) fn capture_error(py: Python<'_>, err: capture::Error) -> PyErr {
     }
 }
 
+/// A `runner::Error` as a Python exception: a profile's own errors as above, every refusal
+/// (texts, suites, reports, merges, samples) a `ValueError` naming what was wrong.
+pub(crate) fn runner_error(py: Python<'_>, err: runner::Error) -> PyErr {
+    match err {
+        runner::Error::Capture(e) => capture_error(py, e),
+        runner::Error::Extract(e) => extractive_error(py, e),
+        runner::Error::Engine(e) => suite_error(py, e),
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
 pub(crate) fn extractive_error(py: Python<'_>, err: extractive::Error) -> PyErr {
     match err {
         extractive::Error::Model(e) => suite_error(py, e),

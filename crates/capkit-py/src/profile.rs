@@ -381,6 +381,69 @@ fn python_transform(f: &Bound<'_, PyAny>, texts: &[String], what: &str) -> PyRes
     }))
 }
 
+/// The attribute of a suite built from a suite file or a `dict` (`load_suite`) holding the
+/// spec it was built from, as JSON: its report describes the suite exactly as the command
+/// line's report of the same file does.
+pub(crate) const SUITE_SPEC_ATTR: &str = "_capkit_suite_spec";
+
+/// The spec of a Python suite, for its report's suite description (fingerprint, transforms,
+/// weights, tags): the spec it was loaded from, else one made of its stages when every stage
+/// is a catalogue transform and every name and probe a `str`; `None` for a suite with Python
+/// callables (its report then carries no fingerprint: nothing identifies a callable).
+/// `reference` is written into it as the command line's `--reference` is.
+pub(crate) fn suite_spec(
+    suite: &Bound<'_, PyAny>,
+    reference: Option<suite_core::Reference>,
+) -> PyResult<Option<suite_core::SuiteSpec>> {
+    let catalogue = Catalogue::standard();
+    let parse = |json: &str| {
+        suite_core::SuiteSpec::from_json_str_with(json, catalogue)
+            .map_err(|e| PyValueError::new_err(format!("suite spec: {e}")))
+    };
+    let mut spec = if let Ok(json) = suite.getattr(SUITE_SPEC_ATTR)
+        && let Ok(json) = json.extract::<String>()
+    {
+        parse(&json)?
+    } else {
+        let mut doc = Map::new();
+        for section in ["corruptions", "invariances"] {
+            let mut entries = Vec::new();
+            for item in suite.getattr(section)?.call_method0("items")?.try_iter()? {
+                let (name, f): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
+                let Ok(name) = name.extract::<String>() else {
+                    return Ok(None);
+                };
+                let Ok(t) = f.cast::<PyTransform>() else {
+                    return Ok(None);
+                };
+                let Rebuild::Spec(params) = &t.get().spec else {
+                    return Ok(None);
+                };
+                let mut entry = Map::new();
+                entry.insert("name".into(), Value::String(name));
+                entry.extend(params.clone());
+                entries.push(Value::Object(entry));
+            }
+            doc.insert(section.into(), Value::Array(entries));
+        }
+        let mut probes = Vec::new();
+        for probe in suite.getattr("probes")?.try_iter()? {
+            let Ok(p) = probe?.extract::<String>() else {
+                return Ok(None);
+            };
+            probes.push(Value::String(p));
+        }
+        doc.insert("probes".into(), Value::Array(probes));
+        parse(&Value::Object(doc).to_string())?
+    };
+    if let Some(reference) = reference {
+        for entry in &mut spec.corruptions {
+            entry.reference = Some(reference);
+        }
+    }
+    Ok(Some(spec))
+}
+
 /// The Rust suite behind a Python `CapabilitySuite` (anything with `corruptions`, `invariances`
 /// mappings and a `probes` iterable, mixle's own suites included), and its raw probes.
 pub(crate) fn rust_suite<'py>(

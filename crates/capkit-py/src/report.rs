@@ -6,19 +6,21 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use profile_stats::{Comparison, ProfileReport, Settings};
-use suite_core::{CapabilitySuite, Model, TeacherSample};
+use profile_stats::{Settings, Task};
+use suite_core::{CapabilitySuite, Model, SuiteSpec, TeacherSample};
 
 use crate::adapters::{model_of, spec_of};
 use crate::convert::{LabelMode, fields_of, texts_of, to_py, to_value, type_name};
-use crate::errors::{capture_error, extractive_error};
+use crate::errors::runner_error;
 use crate::model::SharedBatch;
-use crate::profile::rust_suite;
+use crate::profile::{rust_suite, suite_spec};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capture_profile_report, m)?)?;
     m.add_function(wrap_pyfunction!(extractive_profile_report, m)?)?;
     m.add_function(wrap_pyfunction!(merge_reports, m)?)?;
+    m.add_function(wrap_pyfunction!(_merge_shards, m)?)?;
+    m.add_function(wrap_pyfunction!(write_report, m)?)?;
     m.add_function(wrap_pyfunction!(compare_students, m)?)?;
     Ok(())
 }
@@ -52,37 +54,49 @@ pub(crate) fn report_suite(
     Ok(rust)
 }
 
-fn finish<'py>(
-    py: Python<'py>,
-    report: ProfileReport,
-    names: (Option<String>, Option<String>),
-    level: f64,
-    break_even: f64,
-) -> PyResult<Bound<'py, PyAny>> {
-    let settings = Settings::new(level, break_even).map_err(value_error)?;
-    let report = report.with_models(names.0, names.1).with_settings(settings);
-    to_py(py, &report.to_json())
+/// The `texts` block and suite description of a Python report: the same envelope the command
+/// line writes (`runner::job`), so the two report files of one run are byte-equal.
+fn envelope<'a>(spec: Option<&'a SuiteSpec>, texts: &[String]) -> runner::Envelope<'a> {
+    runner::Envelope {
+        suite: spec,
+        texts: Some(runner::TextsFingerprint::of(texts.iter().map(String::as_str)).entry()),
+        runs: Vec::new(),
+    }
+}
+
+/// The texts in the runner's chunks (a profile's memory is bounded by its chunk).
+fn chunks_of(texts: &[String]) -> impl Iterator<Item = Result<Vec<String>, runner::Error>> + '_ {
+    texts
+        .chunks(suite_core::DEFAULT_CHUNK_SIZE)
+        .map(|c| Ok(c.to_vec()))
+}
+
+fn settings_of(level: f64, break_even: f64) -> PyResult<Settings> {
+    Settings::new(level, break_even).map_err(value_error)
 }
 
 /// The teacher's sampling design of `teacher_sample` (a fraction) or `teacher_budget` (calls on
 /// transformed texts, split over `stages` transformed stages of `texts` texts), or `None`: the
 /// full profile.
 pub(crate) fn teacher_design(
+    py: Python<'_>,
     (sample, budget, seed): (Option<f64>, Option<u64>, u64),
+    extract: bool,
     stages: usize,
     texts: u64,
 ) -> PyResult<Option<TeacherSample>> {
-    let design = match (sample, budget) {
-        (None, None) => return Ok(None),
+    let request = match (sample, budget) {
         (Some(_), Some(_)) => {
             return Err(PyValueError::new_err(
                 "give teacher_sample or teacher_budget, not both",
             ));
         }
-        (Some(f), None) => TeacherSample::new(f, seed),
-        (None, Some(b)) => TeacherSample::for_budget(b, stages, texts, seed),
+        (Some(f), None) => Some(runner::SampleRequest::Fraction(f)),
+        (None, Some(b)) => Some(runner::SampleRequest::Budget(b)),
+        (None, None) => None,
     };
-    design.map(Some).map_err(value_error)
+    runner::plan::teacher_design(request, seed, extract, stages, texts)
+        .map_err(|e| runner_error(py, e))
 }
 
 /// The transformed stages of a suite (what a teacher budget is split over).
@@ -139,60 +153,59 @@ fn capture_profile_report<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
     let mut rust = report_suite(suite, &texts, true)?;
-    if let Some(r) = reference_of(reference)? {
+    let reference = reference_of(reference)?;
+    if let Some(r) = reference {
         rust.set_reference(r);
     }
+    let spec = suite_spec(suite, reference)?;
     let options = (teacher_sample, teacher_budget, teacher_seed);
-    let design = teacher_design(options, stage_count(&rust), texts.len() as u64)?;
+    let design = teacher_design(py, options, false, stage_count(&rust), texts.len() as u64)?;
     if let Some(path) = &ledger {
         crate::files::check_writable(path)?;
     }
+    let settings = settings_of(level, break_even)?;
     let batches = SharedBatch::default();
     let s = model_of(student, LabelMode::StrForm, &batches)?;
     let t = model_of(teacher, LabelMode::StrForm, &batches)?;
-    // A macro, not a closure: the run borrows the ledger's writer, which lives inside the
-    // atomic write's closure only.
-    macro_rules! run {
-        () => {
-            capture::CaptureRun::new(&s, &t, &rust)?
-                .with_teacher_sample(design)
-                .with_examples(examples)
-        };
-    }
-    let report = match &ledger {
+    let job = runner::ProfileJob {
+        task: Task::Classify,
+        fields: &[],
+        chunk_size: suite_core::DEFAULT_CHUNK_SIZE,
+        sample: design,
+        examples,
+    };
+    let output = match &ledger {
         None => py
-            .detach(|| {
-                let mut run = run!();
-                run.add(&texts)?;
-                run.report()
-            })
-            .map_err(|e| capture_error(py, e))?,
+            .detach(|| runner::job::profile(&job, &s, &t, &rust, chunks_of(&texts), None))
+            .map_err(|e| runner_error(py, e))?,
         Some(path) => {
             // The report comes out of the closure that writes the ledger: the file is renamed
             // into place only when the whole profile ran.
-            let mut report = None;
+            let mut output = None;
             let written = py.detach(|| {
                 crate::files::write_atomically(path, |w| {
-                    let mut run = run!().with_ledger(w);
-                    run.add(&texts)?;
-                    report = Some(run.report()?);
-                    Ok::<(), capture::Error>(())
+                    let run = runner::job::profile(&job, &s, &t, &rust, chunks_of(&texts), Some(w));
+                    output = Some(run?);
+                    Ok::<(), runner::Error>(())
                 })
             });
             match written {
                 Ok(()) => {}
-                Err(crate::files::WriteError::Refused(e)) => return Err(capture_error(py, e)),
+                Err(crate::files::WriteError::Refused(e)) => return Err(runner_error(py, e)),
                 Err(e) => return Err(pyo3::exceptions::PyOSError::new_err(e.to_string())),
             }
-            report.ok_or_else(|| PyValueError::new_err("the profile wrote no report"))?
+            output.ok_or_else(|| PyValueError::new_err("the profile wrote no report"))?
         }
     };
     // An adapter model is named by its spec, as `capkit profile --report` names it.
-    let names = (
+    let file = runner::job::report_file(
+        output,
         student_name.or_else(|| spec_of(student)),
         teacher_name.or_else(|| spec_of(teacher)),
+        settings,
+        envelope(spec.as_ref(), &texts),
     );
-    finish(py, report, names, level, break_even)
+    to_py(py, &file.to_json())
 }
 
 /// `extractive_profile_report(student, teacher, texts, suite, *, fields, student_name=None,
@@ -226,39 +239,98 @@ fn extractive_profile_report<'py>(
     let texts = texts_of(texts)?;
     let (fields, _) = fields_of(fields)?;
     let rust = report_suite(suite, &texts, false)?;
+    let spec = suite_spec(suite, None)?;
+    let settings = settings_of(level, break_even)?;
     let batches = SharedBatch::default();
     let s = model_of(student, LabelMode::Value, &batches)?;
     let t = model_of(teacher, LabelMode::Value, &batches)?;
-    let report = py
-        .detach(|| extractive::extractive_profile_report(&s, &t, &texts, &rust, &fields))
-        .map_err(|e| extractive_error(py, e))?;
+    let job = runner::ProfileJob {
+        task: Task::Extract,
+        fields: &fields,
+        chunk_size: suite_core::DEFAULT_CHUNK_SIZE,
+        sample: None,
+        examples: 0,
+    };
+    let output = py
+        .detach(|| runner::job::profile(&job, &s, &t, &rust, chunks_of(&texts), None))
+        .map_err(|e| runner_error(py, e))?;
     // An adapter model is named by its spec, as `capkit profile --report` names it.
-    let names = (
+    let file = runner::job::report_file(
+        output,
         student_name.or_else(|| spec_of(student)),
         teacher_name.or_else(|| spec_of(teacher)),
+        settings,
+        envelope(spec.as_ref(), &texts),
     );
-    finish(py, report, names, level, break_even)
+    to_py(py, &file.to_json())
 }
 
-/// `merge_reports(reports) -> dict`: the report over all the reports' texts (counts added; the
-/// merged report equals the report of one run over every text). Refuses, naming what differs,
-/// reports of different suites, models, settings or tasks.
-#[pyfunction]
-fn merge_reports<'py>(py: Python<'py>, reports: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let mut merged: Option<ProfileReport> = None;
+/// Report files from Python values, each named `reports[i]` in errors.
+fn report_files(reports: &Bound<'_, PyAny>) -> PyResult<Vec<(String, runner::ReportFile)>> {
+    let mut files = Vec::new();
     for (i, item) in reports.try_iter()?.enumerate() {
-        let report = ProfileReport::from_json(&to_value(&item?)?)
-            .map_err(|e| PyValueError::new_err(format!("report {i}: {e}")))?;
-        merged = Some(match merged {
-            None => report,
-            Some(m) => m
-                .merge(&report)
-                .map_err(|e| PyValueError::new_err(format!("report {i}: {e}")))?,
-        });
+        let name = format!("reports[{i}]");
+        let file = runner::ReportFile::from_json(&to_value(&item?)?, &name).map_err(value_error)?;
+        files.push((name, file));
     }
-    let merged =
-        merged.ok_or_else(|| PyValueError::new_err("merge_reports needs at least one report"))?;
+    Ok(files)
+}
+
+/// `merge_reports(reports, *, dedupe=False) -> dict`: the report over all the reports' texts
+/// (counts added; the merged report equals the report of one run over every text), by the
+/// command line's rule (`capkit profile merge`): refuses, naming what differs, reports of
+/// different suites, models, settings or tasks, and a report whose texts were merged already
+/// (its `texts` fingerprint repeats: they would count twice) — unless `dedupe`, which drops such
+/// a report with a `UserWarning` when all its texts were merged already.
+#[pyfunction]
+#[pyo3(signature = (reports, *, dedupe = false))]
+fn merge_reports<'py>(
+    py: Python<'py>,
+    reports: &Bound<'py, PyAny>,
+    dedupe: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let files = report_files(reports)?;
+    if files.is_empty() {
+        return Err(PyValueError::new_err(
+            "merge_reports needs at least one report",
+        ));
+    }
+    let merged = runner::merge(files, dedupe).map_err(|e| runner_error(py, e))?;
+    for warning in &merged.warnings {
+        let message = std::ffi::CString::new(warning.to_string()).unwrap_or_default();
+        PyErr::warn(
+            py,
+            &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+            &message,
+            1,
+        )?;
+    }
+    to_py(py, &merged.file.to_json())
+}
+
+/// `_merge_shards(reports, texts) -> dict`: the reports of the shards of one run (cut by
+/// position, as `capkit_rs.ray` cuts its texts) merged, with the `texts` block of the whole
+/// run's `texts` — what a single process over every text writes (`runner::merge_shards`).
+#[pyfunction]
+fn _merge_shards<'py>(
+    py: Python<'py>,
+    reports: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let texts = texts_of(texts)?;
+    let files = report_files(reports)?;
+    let entry = runner::TextsFingerprint::of(texts.iter().map(String::as_str)).entry();
+    let merged = runner::merge_shards(files, entry).map_err(|e| runner_error(py, e))?;
     to_py(py, &merged.to_json())
+}
+
+/// `write_report(path, report)`: writes a report or comparison (`dict`) as the command line
+/// writes its report files — the same bytes for the same report — atomically.
+#[pyfunction]
+fn write_report(path: std::path::PathBuf, report: &Bound<'_, PyAny>) -> PyResult<()> {
+    let name = path.display().to_string();
+    let file = runner::ReportFile::from_json(&to_value(report)?, &name).map_err(value_error)?;
+    crate::files::write_bytes_atomically(&path, &file.to_bytes())
 }
 
 /// `compare_students(teacher, students, texts, suite, *, fields=None, teacher_sample=None,
@@ -273,7 +345,7 @@ fn merge_reports<'py>(py: Python<'py>, reports: &Bound<'py, PyAny>) -> PyResult<
 /// `teacher_name`: the teacher's name in the comparison and every student's report (an adapter
 /// model is named by its spec without it).
 #[pyfunction]
-#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, reference = None, aliases = None, teacher_name = None))]
+#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, reference = None, aliases = None, teacher_name = None, level = 0.95, break_even = 0.9))]
 #[allow(clippy::too_many_arguments)]
 fn compare_students<'py>(
     py: Python<'py>,
@@ -289,6 +361,8 @@ fn compare_students<'py>(
     reference: Option<&str>,
     aliases: Option<std::collections::BTreeMap<String, String>>,
     teacher_name: Option<String>,
+    level: f64,
+    break_even: f64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
     let reference = reference_of(reference)?;
@@ -296,9 +370,6 @@ fn compare_students<'py>(
     let fields = fields
         .map(|f| fields_of(f).map(|(keys, _)| keys))
         .transpose()?;
-    if fields.is_some() && (teacher_sample.is_some() || teacher_budget.is_some()) {
-        return Err(PyValueError::new_err(EXTRACT_SAMPLING));
-    }
     let mode = if fields.is_some() {
         LabelMode::Value
     } else {
@@ -308,8 +379,10 @@ fn compare_students<'py>(
     if let Some(r) = reference {
         rust.set_reference(r);
     }
+    let spec = suite_spec(suite, reference)?;
     let options = (teacher_sample, teacher_budget, teacher_seed);
-    let design = teacher_design(options, stage_count(&rust), texts.len() as u64)?;
+    let extract = fields.is_some();
+    let design = teacher_design(py, options, extract, stage_count(&rust), texts.len() as u64)?;
     let batches = SharedBatch::default();
     let t = model_of(teacher, mode, &batches)?;
     let mut models = Vec::with_capacity(students.len());
@@ -321,31 +394,37 @@ fn compare_students<'py>(
             .into_owned();
         models.push((name, model_of(&model, mode, &batches)?));
     }
-    // Built inside the detached closures: `&dyn Model` is not `Sync`, the models are.
+    // Built inside the detached closure: `&dyn Model` is not `Sync`, the models are.
     let named = || -> Vec<(&str, &dyn Model)> {
         models
             .iter()
             .map(|(n, m)| (n.as_str(), m as &dyn Model))
             .collect()
     };
-    let comparison: Comparison = match &fields {
-        None => py
-            .detach(|| {
-                capture::compare_students_with(&t, &named(), [&texts[..]], &rust, design, examples)
-            })
-            .map_err(|e| capture_error(py, e))?,
-        Some(fields) => py
-            .detach(|| extractive::compare_students(&t, &named(), &texts, &rust, fields))
-            .map_err(|e| extractive_error(py, e))?,
+    let no_fields = Vec::new();
+    let job = runner::ProfileJob {
+        task: if extract {
+            Task::Extract
+        } else {
+            Task::Classify
+        },
+        fields: fields.as_ref().unwrap_or(&no_fields),
+        chunk_size: suite_core::DEFAULT_CHUNK_SIZE,
+        sample: design,
+        examples,
     };
-    // The library checks the aliases (each names a student, once; a valid alias), as it does
+    let (comparison, _saved) = py
+        .detach(|| runner::job::compare(&job, &t, &named(), &rust, chunks_of(&texts)))
+        .map_err(|e| runner_error(py, e))?;
+    // The runner checks the aliases (each names a student, once; a valid alias), as it does
     // the command line's.
-    let comparison = comparison
-        .with_aliases(aliases.unwrap_or_default())
-        .map_err(|e| PyValueError::new_err(format!("aliases: {e}")))?;
-    let comparison = match teacher_name {
-        Some(name) => comparison.with_teacher(Some(name)),
-        None => comparison,
-    };
-    to_py(py, &comparison.to_json())
+    let file = runner::job::comparison_file(
+        comparison,
+        aliases.unwrap_or_default(),
+        teacher_name,
+        settings_of(level, break_even)?,
+        envelope(spec.as_ref(), &texts),
+    )
+    .map_err(|e| PyValueError::new_err(format!("aliases: {e}")))?;
+    to_py(py, &file.to_json())
 }

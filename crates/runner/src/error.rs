@@ -62,7 +62,7 @@ pub enum Error {
     /// The same texts in two shards of a merge.
     #[error(
         "{name} and {earlier}: the same texts (blake3 {blake3}) are in both; merging would count them twice{}",
-        if *dedupe { " (--dedupe drops a shard only when all its texts were merged already)" } else { "; pass --dedupe to drop the repeated shard" }
+        if *dedupe { " (--dedupe, or dedupe=True in Python, drops a shard only when all its texts were merged already)" } else { "; pass --dedupe (Python: dedupe=True) to drop the repeated shard" }
     )]
     RepeatedShard {
         /// The shard refused.

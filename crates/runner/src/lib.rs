@@ -31,7 +31,7 @@ pub mod texts;
 pub use envelope::{Document, ReportFile};
 pub use error::Error;
 pub use job::{Envelope, ProfileJob, ProfileOutput};
-pub use merge::{MergeWarning, Merged, merge};
+pub use merge::{MergeWarning, Merged, merge, merge_shards};
 pub use plan::{PlannedText, SampleRequest};
 pub use suite::SuiteFile;
 pub use texts::{Record, TextsEntry, TextsFingerprint, TextsFormat, TextsInfo};

@@ -7,6 +7,7 @@
 
 use crate::envelope::{Document, ReportFile};
 use crate::error::Error;
+use crate::texts::TextsEntry;
 
 /// What a merge says without failing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,4 +151,24 @@ pub fn merge(files: Vec<(String, ReportFile)>, dedupe: bool) -> Result<Merged, E
         file: merged,
         warnings,
     })
+}
+
+/// Merges the reports of the shards of *one* run (cut by position, as Ray cuts a list): their
+/// texts are disjoint by construction even when two shards hold the same texts, so no shard is
+/// refused; the merged file's `texts` block is `texts`, the fingerprint of the whole run's
+/// texts — the block a single process over every text writes.
+pub fn merge_shards(
+    files: Vec<(String, ReportFile)>,
+    texts: TextsEntry,
+) -> Result<ReportFile, Error> {
+    let files = files
+        .into_iter()
+        .map(|(name, mut file)| {
+            file.texts.clear();
+            (name, file)
+        })
+        .collect();
+    let mut merged = merge(files, false)?.file;
+    merged.texts = vec![texts];
+    Ok(merged)
 }

@@ -40,6 +40,7 @@ from ._native import (
     merge_reports,
     validate_extraction_schema,
     whitespace_invariance,
+    write_report,
 )
 from . import transforms
 
@@ -58,6 +59,7 @@ __all__ = [
     "transforms",
     "validate_extraction_schema",
     "whitespace_invariance",
+    "write_report",
 ]
 
 

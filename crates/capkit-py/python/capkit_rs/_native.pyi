@@ -215,9 +215,15 @@ def extractive_profile_report(
     A teacher sample is refused (``ValueError``): micro F1 is a ratio whose prediction-powered
     interval is not implemented."""
 
-def merge_reports(reports: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
-    """The report over all the reports' texts (counts added); refuses reports of different suites,
-    models, settings or tasks, naming what differs."""
+def merge_reports(reports: Iterable[Dict[str, Any]], *, dedupe: bool = False) -> Dict[str, Any]:
+    """The report over all the reports' texts (counts added), by ``capkit profile merge``'s rule:
+    refuses reports of different suites, models, settings or tasks, naming what differs, and a
+    report whose texts were merged already (its ``texts`` fingerprint repeats) unless ``dedupe``,
+    which drops it with a ``UserWarning`` when all its texts were merged already."""
+
+def write_report(path: Union[str, "os.PathLike[str]"], report: Dict[str, Any]) -> None:
+    """Writes a report or comparison as ``capkit profile --report --out`` writes it (the same
+    bytes for the same report), atomically."""
 
 def compare_students(
     teacher: Any,
@@ -233,6 +239,8 @@ def compare_students(
     reference: Optional[str] = None,
     aliases: Optional[Dict[str, str]] = None,
     teacher_name: Optional[str] = None,
+    level: float = 0.95,
+    break_even: float = 0.9,
 ) -> Dict[str, Any]:
     """Several students against one teacher (the teacher's answers computed once): each student's
     report and, for every pair, McNemar score tests and Tango intervals of the differences (Holm-adjusted).

@@ -258,7 +258,7 @@ def profile(
     if not any(parts):
         # No texts: nothing for Ray to plan (an empty plan cannot be grouped); the report is
         # the single-process one over no texts, with the probes as Ray answered them.
-        return _native.merge_reports([_report(task, probe_answers, [], suite, field_list, options)])
+        return _native._merge_shards([_report(task, probe_answers, [], suite, field_list, options)], [])
 
     def plan(row: Dict[str, Any]) -> List[Dict[str, Any]]:
         shard = int(row["shard"])
@@ -309,7 +309,9 @@ def profile(
             reports.append(json.loads(by_shard[shard]))
         else:
             reports.append(_report(task, probe_answers, part, suite, field_list, _shard_options(options, ledger, shard)))
-    return _native.merge_reports(reports)
+    # The shards of one run, cut by position: merged with the whole run's texts block, as a
+    # single process writes it (two shards may hold the same texts without counting twice).
+    return _native._merge_shards(reports, [t for part in parts for t in part])
 
 
 def _shard_options(options: Dict[str, Any], ledger: Optional[str], shard: int) -> Dict[str, Any]:
