@@ -11,7 +11,6 @@
 //! 2 usage (bad flags, unknown or blank task selection).
 
 mod emit;
-mod names;
 mod output;
 mod score;
 mod stats;

@@ -95,6 +95,10 @@ pub enum Error {
     /// Aliases of a comparison's students that are refused.
     #[error("{0}")]
     Aliases(String),
+    /// A line of an input file that is refused (typo corpora, names, predictions): the message
+    /// names the file, the line and the field.
+    #[error("{0}")]
+    Input(String),
     /// A request that makes no sense (too few students, a ledger of an extractor, …).
     #[error("{0}")]
     Usage(String),

@@ -11,6 +11,8 @@
 //! * [`envelope`] — the report file: the counts document and its envelope (`fields`, `texts`,
 //!   `run`, `runs`), read and written in one place.
 //! * [`merge`] — merging shards' report files, refusing a shard given twice (or dropping it).
+//! * [`typo`] — typo-task jobs: the name corpus `emit` reads, scoring predictions against a
+//!   corpus.
 //!
 //! ```
 //! use runner::texts::TextsFingerprint;
@@ -27,6 +29,7 @@ pub mod merge;
 pub mod plan;
 pub mod suite;
 pub mod texts;
+pub mod typo;
 
 pub use envelope::{Document, ReportFile};
 pub use error::Error;
@@ -38,3 +41,8 @@ pub use texts::{Record, TextsEntry, TextsFingerprint, TextsFormat, TextsInfo};
 // The types a job's caller names.
 pub use profile_stats;
 pub use suite_core;
+
+// The README's example is a doc test of this crate.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -14,9 +14,9 @@ use typo_tasks::{
     HarnessError, Needs, Ratio, Splitter, StreamError, StreamOptions, Streamed, write_jsonl_stream,
 };
 
-use super::names::Names;
 use super::output::Sink;
 use super::{RegistryArgs, display, needs_heading, select_tasks};
+use runner::typo::Names;
 
 /// Arguments of `capkit typo emit`.
 #[derive(Debug, clap::Args)]
@@ -146,7 +146,7 @@ pub(crate) fn run(args: &EmitArgs) -> anyhow::Result<()> {
         dropped,
     } = match streamed {
         Ok(streamed) => streamed,
-        Err(StreamError::Names(err)) => return Err(err),
+        Err(StreamError::Names(err)) => return Err(err.into()),
         Err(StreamError::Refused { line, error }) => {
             let what = match &error {
                 HarnessError::NotRepresentable { task, input } => format!(
