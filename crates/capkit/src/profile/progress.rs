@@ -18,7 +18,6 @@ struct Now {
     label: String,
     done: u64,
     len: u64,
-    call_started: Instant,
     /// Answers received in all calls so far.
     answered: u64,
     run_started: Instant,
@@ -27,9 +26,11 @@ struct Now {
 impl Now {
     /// The line `--progress lines` prints.
     fn line(&self) -> String {
-        let elapsed = self.call_started.elapsed().as_secs_f64();
+        // The run's rate: an adapter may report a batch's answers only when it ends, so the
+        // call's own rate is often unknown while it runs.
+        let elapsed = self.run_started.elapsed().as_secs_f64();
         let rate = if elapsed > 0.0 {
-            self.done as f64 / elapsed
+            self.answered as f64 / elapsed
         } else {
             0.0
         };
@@ -42,7 +43,7 @@ impl Now {
             "ETA unknown".to_owned()
         };
         format!(
-            "capkit: progress: {}: {}/{} texts ({rate:.1}/s, {eta}); {} answers in {:.0} s",
+            "capkit: progress: {}: {}/{} texts of this call ({rate:.1} answers/s, {eta}); {} answers in {:.0} s",
             self.label,
             self.done,
             self.len,
@@ -77,7 +78,6 @@ impl Progress {
             label: String::new(),
             done: 0,
             len: 0,
-            call_started: Instant::now(),
             answered: 0,
             run_started: Instant::now(),
         }));
@@ -143,7 +143,6 @@ impl Progress {
         now.label = label;
         now.done = 0;
         now.len = len;
-        now.call_started = Instant::now();
     }
 
     /// The call in progress received `n` more answers (the adapters call this).
