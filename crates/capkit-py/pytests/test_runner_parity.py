@@ -129,3 +129,17 @@ def test_a_report_of_a_python_suite_describes_its_catalogue_transforms() -> None
     report = capkit_rs.capture_profile_report(student, teacher, ["good food", "bad"], suite)
     assert report["suite"]["fingerprint"].startswith("blake3:")
     assert report["texts"][0]["count"] == 2
+
+
+def test_the_wheel_installs_the_capkit_command() -> None:
+    """`pip install capkit-rs` gives the command line too: the console script runs the same code
+    as the binary (`capkit::main_with`), exit codes included."""
+    import sys
+
+    script = Path(sys.executable).parent / "capkit"
+    assert script.exists(), "the wheel installs a `capkit` console script"
+    ours = subprocess.run([str(script), "profile", "default-suite"], capture_output=True, check=True)
+    theirs = subprocess.run([require_capkit(), "profile", "default-suite"], capture_output=True, check=True)
+    assert ours.stdout == theirs.stdout and ours.stdout.startswith(b"{")
+    usage = subprocess.run([str(script), "profile", "no-such-command"], capture_output=True)
+    assert usage.returncode == 2 and b"unrecognized subcommand" in usage.stderr

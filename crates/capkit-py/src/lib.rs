@@ -12,6 +12,8 @@ mod adapters;
 #[cfg(feature = "python")]
 mod cache;
 #[cfg(feature = "python")]
+mod cli;
+#[cfg(feature = "python")]
 mod convert;
 #[cfg(feature = "python")]
 mod errors;
@@ -53,5 +55,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     adapters::register(m)?;
     cache::register(m)?;
     files::register(m)?;
+    cli::register(m)?;
     Ok(())
 }

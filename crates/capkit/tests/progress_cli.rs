@@ -46,8 +46,10 @@ fn compare(dir: &std::path::Path, progress: &[&str]) -> String {
 
 #[test]
 fn a_compare_whose_stderr_is_a_file_prints_progress_lines() {
-    if !system_has(SystemNeed::Python3, "a_compare_whose_stderr_is_a_file_prints_progress_lines")
-    {
+    if !system_has(
+        SystemNeed::Python3,
+        "a_compare_whose_stderr_is_a_file_prints_progress_lines",
+    ) {
         return;
     }
     let dir = scratch("progress", "lines");
@@ -76,10 +78,14 @@ fn a_compare_whose_stderr_is_a_file_prints_progress_lines() {
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("corruption `typo` (1 of 2)") || l.contains("invariance `case` (2 of 2)")),
+            .any(|l| l.contains("corruption `typo` (1 of 2)")
+                || l.contains("invariance `case` (2 of 2)")),
         "no transformed stage named:\n{said}"
     );
 
-    let quiet = compare(dir.path(), &["--progress", "none", "--progress-every", "0.3"]);
+    let quiet = compare(
+        dir.path(),
+        &["--progress", "none", "--progress-every", "0.3"],
+    );
     assert!(!quiet.contains("capkit: progress: "), "{quiet}");
 }
