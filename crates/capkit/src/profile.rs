@@ -24,6 +24,7 @@
 //! on conditions over a report's figures. Exit codes: 0 ok, 1 failed (one-line error), 2 usage
 //! (and, for `gate` only, a gate that failed: its usage errors are 1).
 
+mod breakdown;
 mod catalogue;
 mod compare;
 mod gate;
@@ -84,6 +85,11 @@ enum Command {
     /// with its teacher more than on the rest: length bins, tokens, character classes, labels
     /// and pairs of them, Benjamini–Hochberg (or Holm) over every candidate tested.
     Slices(slices::SlicesArgs),
+    /// Break a ledger (`classify --ledger`) down by groups of texts — the teacher's or the
+    /// student's clean label, the length bin — with each stage's rate and Wilson interval per
+    /// group and, per corruption, the paired clean-vs-corrupted test; and the confusions of
+    /// student against teacher labels, clean and per corruption.
+    Breakdown(breakdown::BreakdownArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -425,6 +431,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => merge::run(&args),
         Command::Gate(args) => gate::run(&args),
         Command::Slices(args) => slices::run(&args),
+        Command::Breakdown(args) => breakdown::run(&args),
     }
 }
 

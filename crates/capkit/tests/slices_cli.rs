@@ -161,3 +161,88 @@ fn slices_of_the_example_ledger() {
         stderr(&missing)
     );
 }
+
+/// `capkit profile breakdown` on the example ledger: the groups of one dimension add up to the
+/// profile's own counts (clean agreement, each corruption's agreement), repeats included.
+#[test]
+fn breakdown_of_the_example_ledger_adds_up_to_the_profile() {
+    if !system_has(SystemNeed::Python3, "breakdown_of_the_example_ledger") {
+        return;
+    }
+    let dir = scratch("breakdown", "example");
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let texts = std::fs::read_to_string(root().join("examples/profile/texts.txt")).unwrap();
+    std::fs::write(path("texts.txt"), texts.repeat(3)).unwrap();
+    let ledger = path("ledger.jsonl");
+    ok(&capkit(
+        &[
+            "profile",
+            "classify",
+            "--report",
+            "--texts",
+            &path("texts.txt"),
+            "--suite",
+            "examples/profile/suite.json",
+            "--student",
+            "cmd:python3 examples/profile/student.py",
+            "--teacher",
+            "cmd:python3 examples/profile/teacher.py",
+            "--no-cache",
+            "--ledger",
+            &ledger,
+            "--out",
+            &path("report.json"),
+        ],
+        &root(),
+    ));
+    let out = capkit(
+        &[
+            "profile",
+            "breakdown",
+            &ledger,
+            "--group-by",
+            "teacher-label",
+            "--group-by",
+            "length-bin",
+            "--out",
+            &path("breakdown.json"),
+        ],
+        &root(),
+    );
+    ok(&out);
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(table.starts_with("30 texts\nby teacher_label:"), "{table}");
+    let b: Value =
+        serde_json::from_str(&std::fs::read_to_string(path("breakdown.json")).unwrap()).unwrap();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(path("report.json")).unwrap()).unwrap();
+    assert_eq!(b["format"], "capkit-breakdown/1");
+    assert_eq!(b["texts"], 30);
+    let clean_agree = report["profile"]["clean_agreement"].as_f64().unwrap();
+    for dimension in b["dimensions"].as_array().unwrap() {
+        let groups = dimension["groups"].as_array().unwrap();
+        let sum = |stage: &str, field: &str| -> u64 {
+            groups
+                .iter()
+                .map(|g| g["stages"][stage][field].as_u64().unwrap())
+                .sum()
+        };
+        assert_eq!(sum("clean", "lines"), 30, "{dimension}");
+        assert_eq!(
+            sum("clean", "hits") as f64 / 30.0,
+            clean_agree,
+            "{dimension}"
+        );
+        for stage in ["typo_05", "typo_20"] {
+            let agree = report["profile"]["corruptions"][stage].as_f64().unwrap();
+            assert_eq!(sum(stage, "hits") as f64 / 30.0, agree, "{stage}");
+        }
+    }
+    // Clean disagreements, read off the confusions, are the profile's.
+    let clean = &b["confusion"]["clean"];
+    assert_eq!(
+        clean["disagreements"].as_u64().unwrap() as f64,
+        ((1.0 - clean_agree) * 30.0).round()
+    );
+    assert!(stderr(&out).is_empty() || !stderr(&out).contains("error"));
+}

@@ -33,6 +33,7 @@
 //! the slices shown. Nothing is kept per line.
 #![forbid(unsafe_code)]
 
+pub mod breakdown;
 mod error;
 pub mod predicates;
 pub mod stats;
