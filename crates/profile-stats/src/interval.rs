@@ -239,7 +239,7 @@ pub(crate) fn wilson_limits(successes: u64, n: u64, level: Level) -> (f64, f64) 
 }
 
 /// Wilson's formula for a proportion `q` over `nf > 0` (possibly fractional) trials, clipped.
-fn wilson_formula(q: f64, nf: f64, z: f64) -> (f64, f64) {
+pub(crate) fn wilson_formula(q: f64, nf: f64, z: f64) -> (f64, f64) {
     let z2 = z * z;
     let denom = 1.0 + z2 / nf;
     let center = (q + z2 / (2.0 * nf)) / denom;

@@ -529,15 +529,29 @@ impl SampledDifference {
     /// The sampled texts' paired table of a difference estimated per text (outcomes −1, 0, 1:
     /// `Σy = b − c`, `Σy² = b + c`); its concordant texts are all counted as `both`, which
     /// neither Tango's interval nor McNemar's test looks at.
+    ///
+    /// When texts repeat, the table counts effective units ([`PpiSums::effective_labelled`]):
+    /// the `c²`-weighted shares of discordant units (`Σc²d² / Σc²`) and of their difference
+    /// (`Σc²d / Σc²`) times `n_eff`, rounded to whole texts, so that a text repeated a hundred
+    /// times weighs as the design's one draw, not as a hundred independent ones.
     fn sampled_table(&self) -> PairedTable {
         let s = &self.sums;
         let n = s.labelled;
-        let discordant = s.y_y.clamp(0, n as i64);
-        let diff = s.y.clamp(-discordant, discordant);
+        let (discordant, diff, total) = match s.repeats {
+            None => (s.y_y.clamp(0, n as i64), s.y, n),
+            Some(r) => {
+                let units = s.effective_labelled();
+                let per = if r.w_w > 0 { units / r.w_w as f64 } else { 0.0 };
+                let total = units.round() as u64;
+                let discordant = ((s.y_y as f64 * per).round() as i64).clamp(0, total as i64);
+                (discordant, (r.w_y as f64 * per).round() as i64, total)
+            }
+        };
+        let diff = diff.clamp(-discordant, discordant);
         let b = ((discordant + diff) / 2).unsigned_abs();
         let c = ((discordant - diff) / 2).unsigned_abs();
         PairedTable {
-            both: n.saturating_sub(b + c),
+            both: total.saturating_sub(b + c),
             first_only: b,
             second_only: c,
             neither: 0,
@@ -567,9 +581,11 @@ impl SampledDifference {
                 let widen = widening(&self.sums, FEW_EVENTS);
                 if widen.wilson {
                     // Wilson's interval is the inversion of the score test of the rate.
+                    // Over the sample's effective units (its lines without repeats).
                     let n = self.sums.labelled as f64;
                     let k = self.sums.y.clamp(0, self.sums.labelled as i64) as f64;
-                    let z = ratio_statistic(x - k / n, (x * (1.0 - x) / n).sqrt());
+                    let units = self.sums.effective_labelled();
+                    let z = ratio_statistic(x - k / n, (x * (1.0 - x) / units).sqrt());
                     tests.push((z, log10_normal_p(z)));
                 }
                 if widen.rectifier

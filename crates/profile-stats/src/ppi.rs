@@ -42,7 +42,7 @@
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
-use crate::interval::{Level, wilson};
+use crate::interval::{Level, wilson_formula, wilson_limits};
 use crate::table::PairedTable;
 
 /// Why a profile whose figures are ratios (an extractor's micro F1 under corruption and
@@ -80,6 +80,43 @@ pub struct PpiSums {
     pub yhat_all: i64,
     /// `Σ_all Ŷᵢ²`.
     pub yhat_yhat_all: i64,
+    /// When texts repeat: the further sums the distinct text as the sampling unit needs
+    /// ([`RepeatSums`]). Absent when every text is distinct (each line its own unit, as in
+    /// reports written before it existed); the second-moment sums above (`y_y`, `y_yhat`,
+    /// `yhat_yhat`, `yhat_yhat_all`) are then over units, `Σ c²·…` (see the module doc).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<RepeatSums>,
+}
+
+/// The sums a mean needs beyond [`PpiSums`]' when texts repeat. The sample is drawn per
+/// distinct text `t` (its `c_t` lines are in or out together), so the unit of the design is the
+/// distinct text and each line-sum's spread is that of its texts' totals: with `c` a distinct
+/// text's number of lines, every second-moment sum of [`PpiSums`] is `Σ_units c²·(…)` and these
+/// are the `Σ c²·(…)` of first and zeroth order. Without repeats (`c = 1` everywhere) each
+/// equals its line sum ([`PpiSums::repeat_sums`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatSums {
+    /// `Σ_sample c²` over the sampled distinct texts.
+    pub w_w: u64,
+    /// `Σ_sample c²·Y`.
+    pub w_y: i64,
+    /// `Σ_sample c²·Ŷ`.
+    pub w_yhat: i64,
+    /// `Σ_all c²` over every distinct text.
+    pub w_w_all: u64,
+    /// `Σ_all c²·Ŷ`.
+    pub w_yhat_all: i64,
+}
+
+impl AddAssign for RepeatSums {
+    fn add_assign(&mut self, o: RepeatSums) {
+        self.w_w += o.w_w;
+        self.w_y += o.w_y;
+        self.w_yhat += o.w_yhat;
+        self.w_w_all += o.w_w_all;
+        self.w_yhat_all += o.w_yhat_all;
+    }
 }
 
 impl PpiSums {
@@ -95,20 +132,75 @@ impl PpiSums {
         self.record_n(Some(y), yhat, 1);
     }
 
-    /// Adds `n` texts with the same surrogate and (when labelled) the same outcome.
+    /// Adds `n` distinct texts with the same surrogate and (when labelled) the same outcome.
     #[inline]
     pub fn record_n(&mut self, y: Option<i64>, yhat: i64, n: u64) {
-        let k = n as i64;
-        self.all += n;
+        self.record_texts(y, yhat, n, n);
+    }
+
+    /// Adds `lines` lines with the same surrogate and (when labelled) the same outcome, made of
+    /// distinct texts whose squared line counts sum to `squares` (`Σ c²`; `lines` when each
+    /// line is a distinct text). A text's repeats are in or out of the sample together, so a
+    /// repeated text is recorded once with its count `c` (`record_texts(y, ŷ, c, c²)`), or
+    /// line by line as its `k`-th line arrives (`record_texts(y, ŷ, 1, 2k − 1)`, which sums to
+    /// `c²`): either way the sums are exact and additive.
+    #[inline]
+    pub fn record_texts(&mut self, y: Option<i64>, yhat: i64, lines: u64, squares: u64) {
+        if squares != lines && self.repeats.is_none() {
+            self.repeats = Some(self.repeat_sums());
+        }
+        let (k, q) = (lines as i64, squares as i64);
+        self.all += lines;
         self.yhat_all += k * yhat;
-        self.yhat_yhat_all += k * yhat * yhat;
+        self.yhat_yhat_all += q * yhat * yhat;
+        if let Some(r) = &mut self.repeats {
+            r.w_w_all += squares;
+            r.w_yhat_all += q * yhat;
+        }
         if let Some(y) = y {
-            self.labelled += n;
+            self.labelled += lines;
             self.y += k * y;
             self.yhat += k * yhat;
-            self.y_y += k * y * y;
-            self.y_yhat += k * y * yhat;
-            self.yhat_yhat += k * yhat * yhat;
+            self.y_y += q * y * y;
+            self.y_yhat += q * y * yhat;
+            self.yhat_yhat += q * yhat * yhat;
+            if let Some(r) = &mut self.repeats {
+                r.w_w += squares;
+                r.w_y += q * y;
+                r.w_yhat += q * yhat;
+            }
+        }
+        self.normalise();
+    }
+
+    /// The [`RepeatSums`], those of distinct texts (each equal to its line sum) when absent.
+    pub fn repeat_sums(&self) -> RepeatSums {
+        self.repeats.unwrap_or(RepeatSums {
+            w_w: self.labelled,
+            w_y: self.y,
+            w_yhat: self.yhat,
+            w_w_all: self.all,
+            w_yhat_all: self.yhat_all,
+        })
+    }
+
+    /// Drops [`RepeatSums`] equal to those of distinct texts, so that sums of distinct texts
+    /// are written (and compare) the same however they were made.
+    fn normalise(&mut self) {
+        if let Some(r) = self.repeats {
+            self.repeats = None;
+            if r != self.repeat_sums() {
+                self.repeats = Some(r);
+            }
+        }
+    }
+
+    /// The sample's effective number of units, `n² / Σ_sample c²` (Kish's): `n` when every
+    /// text is distinct, fewer the more the sampled lines pile up on few texts.
+    pub fn effective_labelled(&self) -> f64 {
+        match self.repeats {
+            Some(r) if r.w_w > 0 => (self.labelled as f64).powi(2) / r.w_w as f64,
+            _ => self.labelled as f64,
         }
     }
 
@@ -118,6 +210,9 @@ impl PpiSums {
         let (n, big_n) = (self.labelled, self.all);
         if n < 2 || big_n == 0 {
             return 0.0;
+        }
+        if let Some(r) = self.repeats {
+            return self.tuned_lambda_of_units(r);
         }
         // n² · Cov_pop(Y, Ŷ) over the sample.
         let cov_n2 = scaled_spread(n, self.y_yhat, self.y, self.yhat);
@@ -170,6 +265,9 @@ impl PpiSums {
         let (n, big_n) = (self.labelled as f64, self.all as f64);
         let estimate = lambda * (self.yhat_all as f64 / big_n)
             + (self.y as f64 - lambda * self.yhat as f64) / n;
+        if let Some(r) = self.repeats {
+            return Some((estimate, self.se_of_units(r, lambda), lambda));
+        }
         let ni = self.labelled;
         // n² · the population (co)variances of the sample, N² · that of every text.
         let a = scaled_spread(ni, self.y_y, self.y, self.y);
@@ -180,6 +278,97 @@ impl PpiSums {
         let imputed_var = lambda * lambda * (u / (big_n * big_n)).max(0.0);
         let se = (imputed_var / big_n + rectifier_var / n).sqrt();
         Some((estimate, se, lambda))
+    }
+}
+
+impl PpiSums {
+    /// The sample's `G(x, z)` ([`unit_spread`]) for `x, z ∈ {Y, Ŷ}`.
+    fn sample_spread(&self, r: RepeatSums) -> [f64; 3] {
+        let g = |sx, sz, sxz, qx, qz| unit_spread(self.labelled, sx, sz, sxz, qx, qz, r.w_w);
+        [
+            g(self.y, self.y, self.y_y, r.w_y, r.w_y),
+            g(self.y, self.yhat, self.y_yhat, r.w_y, r.w_yhat),
+            g(self.yhat, self.yhat, self.yhat_yhat, r.w_yhat, r.w_yhat),
+        ]
+    }
+
+    /// PPI++'s `λ̂` with the distinct text as the unit: `ppi_py`'s formula with each
+    /// (co)variance replaced by the ratio mean's, times the lines it is over —
+    /// `Ĉov = G(Y, Ŷ)/n³`, `V̂ar = G_pool(Ŷ)/(m²(m − 1))` over the sample's and every text's
+    /// surrogates pooled (`m = n + N` lines) — which are `ppi_py`'s own when `c = 1`.
+    fn tuned_lambda_of_units(&self, r: RepeatSums) -> f64 {
+        let (n, big_n) = (self.labelled, self.all);
+        let [_, b, _] = self.sample_spread(r);
+        let m = n.saturating_add(big_n);
+        let s = self.yhat.saturating_add(self.yhat_all);
+        let ss = self.yhat_yhat.saturating_add(self.yhat_yhat_all);
+        let q = r.w_yhat.saturating_add(r.w_yhat_all);
+        let pooled = unit_spread(m, s, s, ss, q, q, r.w_w.saturating_add(r.w_w_all));
+        let (nf, mf) = (n as f64, m as f64);
+        let var = pooled / (mf * mf * (mf - 1.0));
+        if !(var > 0.0) {
+            return 0.0;
+        }
+        let cov = b / (nf * nf * nf);
+        let lambda = cov / ((1.0 + nf / big_n as f64) * var);
+        if lambda.is_nan() {
+            0.0
+        } else {
+            lambda.clamp(0.0, 1.0)
+        }
+    }
+
+    /// The standard error of `θ̂(λ)` with the distinct text as the unit: the linearised
+    /// variance of the sample's ratio mean of `r = Y − λŶ` (`Σ_sample c²(r − r̄)²/n²`,
+    /// `r̄ = Σ c·r / n`) plus `λ²` times that of every text's surrogates, `Σ_all c²(Ŷ − Ŷ̄)²/N²`
+    /// (the term `ppi_py` has, kept so that `c = 1` gives its interval).
+    fn se_of_units(&self, r: RepeatSums, lambda: f64) -> f64 {
+        let (n, big_n) = (self.labelled as f64, self.all as f64);
+        let [a, b, c] = self.sample_spread(r);
+        let u = unit_spread(
+            self.all,
+            self.yhat_all,
+            self.yhat_all,
+            self.yhat_yhat_all,
+            r.w_yhat_all,
+            r.w_yhat_all,
+            r.w_w_all,
+        );
+        let n4 = (n * n) * (n * n);
+        let rectifier = ((a - 2.0 * lambda * b + lambda * lambda * c) / n4).max(0.0);
+        let imputed = lambda * lambda * (u / ((big_n * big_n) * (big_n * big_n))).max(0.0);
+        (rectifier + imputed).sqrt()
+    }
+}
+
+/// `G = n²·Σc²xz − n·Σcx·Σc²z − n·Σcz·Σc²x + Σcx·Σcz·Σc²`, which is `n²·Σ_units c²(x − x̄)(z − z̄)`
+/// with `x̄ = Σcx / n` (`n = Σc` lines): `n⁴` times the linearised (co)variance of two ratio
+/// means over units of `c` lines each. With `c = 1` it is `n·(n·Σxz − Σx·Σz)`. Exact in 128
+/// bits while it fits, else in floating point.
+fn unit_spread(n: u64, sx: i64, sz: i64, sxz: i64, qx: i64, qz: i64, q: u64) -> f64 {
+    let (n, sx, sz, sxz, qx, qz, q) = (
+        i128::from(n),
+        i128::from(sx),
+        i128::from(sz),
+        i128::from(sxz),
+        i128::from(qx),
+        i128::from(qz),
+        i128::from(q),
+    );
+    let exact = (|| {
+        let a = n.checked_mul(n)?.checked_mul(sxz)?;
+        let b = n.checked_mul(sx)?.checked_mul(qz)?;
+        let c = n.checked_mul(sz)?.checked_mul(qx)?;
+        let d = sx.checked_mul(sz)?.checked_mul(q)?;
+        a.checked_sub(b)?.checked_sub(c)?.checked_add(d)
+    })();
+    match exact {
+        Some(v) => v as f64,
+        None => {
+            let f = |v: i128| v as f64;
+            f(n) * f(n) * f(sxz) - f(n) * f(sx) * f(qz) - f(n) * f(sz) * f(qx)
+                + f(sx) * f(sz) * f(q)
+        }
     }
 }
 
@@ -208,6 +397,7 @@ fn spread(n: i128, sum_xy: i128, sum_x: i128, sum_y: i128) -> f64 {
 
 impl AddAssign for PpiSums {
     fn add_assign(&mut self, o: PpiSums) {
+        let before = self.repeat_sums();
         self.labelled += o.labelled;
         self.y += o.y;
         self.yhat += o.yhat;
@@ -217,6 +407,17 @@ impl AddAssign for PpiSums {
         self.all += o.all;
         self.yhat_all += o.yhat_all;
         self.yhat_yhat_all += o.yhat_yhat_all;
+        // Distinct texts on one side and repeats on the other: the distinct side's unit sums
+        // are its line sums (taken before the line sums are added).
+        self.repeats = match (self.repeats, o.repeats) {
+            (None, None) => None,
+            (a, b) => {
+                let mut r = a.unwrap_or(before);
+                r += b.unwrap_or(o.repeat_sums());
+                Some(r)
+            }
+        };
+        self.normalise();
     }
 }
 
@@ -278,21 +479,43 @@ impl Widening {
 /// widened without a labelled text, or for outcomes that are not 0/1.
 pub fn widening(sums: &PpiSums, below: u64) -> Widening {
     let n = sums.labelled;
-    let binary = sums.y_y == sums.y && sums.yhat_yhat == sums.yhat;
+    let r = sums.repeat_sums();
+    // Σ c²·(Y² − Y) = 0 exactly when every outcome is 0 or 1 (likewise Ŷ).
+    let binary = sums.y_y == r.w_y && sums.yhat_yhat == r.w_yhat;
     if n == 0 || !binary {
         return Widening::default();
     }
+    // Events are counted in effective units (`n_eff / n` of a line each; 1 without repeats):
+    // a text repeated a hundred times is one event of the design, not a hundred.
+    let n_eff = sums.effective_labelled();
+    let per_line = n_eff / n as f64;
     let k = sums.y.clamp(0, n as i64).unsigned_abs();
-    let observed = k.min(n - k);
+    let observed = k.min(n - k) as f64 * per_line;
     let expected = match sums.estimate_and_se(Tuning::Power) {
-        Some((e, _, _)) => n as f64 * e.clamp(0.0, 1.0).min(1.0 - e.clamp(0.0, 1.0)),
+        Some((e, _, _)) => n_eff * e.clamp(0.0, 1.0).min(1.0 - e.clamp(0.0, 1.0)),
         None => 0.0,
     };
     let t = rectifier_table(sums);
+    let below = below as f64;
     Widening {
-        wilson: observed < below || expected < below as f64,
-        rectifier: t.first_only + t.second_only < below,
+        wilson: observed < below || expected < below,
+        rectifier: ((t.first_only + t.second_only) as f64 * per_line) < below,
     }
+}
+
+/// Wilson's limits of the plain sample rate `Σ_sample Y / n` of 0/1 outcomes, over the
+/// sample's effective number of units ([`PpiSums::effective_labelled`]; `n` without repeats).
+pub(crate) fn sample_wilson(sums: &PpiSums, level: Level) -> (f64, f64) {
+    let n = sums.labelled;
+    let k = sums.y.clamp(0, n as i64).unsigned_abs();
+    if sums.repeats.is_none() || n == 0 {
+        return wilson_limits(k, n, level);
+    }
+    let (lower, upper) = wilson_formula(k as f64 / n as f64, sums.effective_labelled(), level.z());
+    (
+        if k == 0 { 0.0 } else { lower },
+        if k == n { 1.0 } else { upper },
+    )
 }
 
 /// Whether a sampled rate rests on few events at [`FEW_EVENTS`] ([`widening`]).
@@ -336,16 +559,24 @@ impl RareRectifier {
         if sums.labelled == 0 || sums.all == 0 {
             return None;
         }
+        // Σ c²·r² over the sampled units; over distinct texts, Σ r².
         let squares = sums.y_y as f64 - 2.0 * sums.y_yhat as f64 + sums.yhat_yhat as f64;
-        if squares >= below as f64 {
+        let n = sums.labelled as f64;
+        let (n_eff, w) = (sums.effective_labelled(), sums.repeat_sums().w_w as f64);
+        if w <= 0.0 {
             return None;
         }
-        let n = sums.labelled as f64;
+        // The texts with r ≠ 0, in effective units.
+        if squares * (n_eff / w) >= below as f64 {
+            return None;
+        }
+        // With units of c lines the ratio mean of r has variance Σc²(r − r̄)²/n² ≤ Σc²r²/n² =
+        // (Σc²r²/Σc²)/n_eff: the bound below with the c²-weighted mean of r²/B² over n_eff.
         Some(RareRectifier {
             centre: sums.yhat_all as f64 / sums.all as f64 + (sums.y - sums.yhat) as f64 / n,
-            scaled_square_mean: (squares / (bound * bound * n)).clamp(0.0, 1.0),
+            scaled_square_mean: (squares / (bound * bound * w)).clamp(0.0, 1.0),
             bound,
-            n,
+            n: n_eff,
         })
     }
 
@@ -422,10 +653,9 @@ pub(crate) fn estimate_rate_unclipped(
     sums.estimate(Tuning::Power, level).map(|mut e| {
         let widen = widening(sums, below);
         if widen.wilson {
-            let k = sums.y.clamp(0, sums.labelled as i64).unsigned_abs();
-            let w = wilson(k, sums.labelled, level);
-            e.lower = e.lower.min(w.lower);
-            e.upper = e.upper.max(w.upper);
+            let (lower, upper) = sample_wilson(sums, level);
+            e.lower = e.lower.min(lower);
+            e.upper = e.upper.max(upper);
         }
         if widen.rectifier
             && let Some(r) = RareRectifier::of(sums, 1.0, u64::MAX)
@@ -459,12 +689,34 @@ pub(crate) fn binary_sums(
         all,
         yhat_all: i(yhat_all),
         yhat_yhat_all: i(yhat_all),
+        repeats: None,
     }
+}
+
+/// [`binary_sums`] with the same counts over units, each text weighted by its squared line
+/// count `c²` (`y`, `yhat`, `both`, `labelled` over the sample, `yhat_all`, `all` over every
+/// distinct text): the second-moment and [`RepeatSums`] of 0/1 outcomes.
+pub(crate) fn with_binary_units(mut sums: PpiSums, units: [u64; 6]) -> PpiSums {
+    let [y, yhat, both, labelled, yhat_all, all] = units.map(|v| v as i64);
+    sums.y_y = y;
+    sums.y_yhat = both;
+    sums.yhat_yhat = yhat;
+    sums.yhat_yhat_all = yhat_all;
+    sums.repeats = Some(RepeatSums {
+        w_w: labelled as u64,
+        w_y: y,
+        w_yhat: yhat,
+        w_w_all: all as u64,
+        w_yhat_all: yhat_all,
+    });
+    sums.normalise();
+    sums
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interval::wilson;
 
     fn sums(labelled: &[(i64, i64)], unlabelled: &[i64]) -> PpiSums {
         let mut s = PpiSums::default();
@@ -503,6 +755,7 @@ mod tests {
             all: u64::MAX,
             yhat_all: i64::MAX,
             yhat_yhat_all: i64::MAX,
+            repeats: None,
         };
         let lambda = huge.tuned_lambda();
         assert!((0.0..=1.0).contains(&lambda));
