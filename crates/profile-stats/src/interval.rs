@@ -409,7 +409,11 @@ pub fn f1_text_interval(sums: &FieldSums, n: u64, level: Level) -> Interval {
 /// 4 is not enough there, so the exact 95 % values are scaled: `df` 1–3 use the exact quantile
 /// ratio to z at 95 % (12.706, 4.303, 3.182 over 1.960) applied to this level's z.
 pub fn t_critical(level: Level, df: u64) -> f64 {
-    let z = level.z();
+    t_of_z(level.z(), df)
+}
+
+/// [`t_critical`] at the normal critical value `z` (increasing in `z`).
+pub(crate) fn t_of_z(z: f64, df: u64) -> f64 {
     if df == 0 {
         return f64::INFINITY;
     }

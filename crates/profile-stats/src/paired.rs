@@ -574,7 +574,9 @@ impl SampledDifference {
             Some(x) => x - estimate,
             None => estimate,
         };
-        let z = ratio_statistic(difference, se);
+        // With repeats the interval uses Student's t (`PpiSums::critical`): its statistic is
+        // taken back to the normal scale, so that p is the level at which it reaches 0.
+        let z = self.sums.normal_equivalent(ratio_statistic(difference, se));
         let mut tests = vec![(z, log10_normal_p(z))];
         match self.minus_from {
             Some(x) => {

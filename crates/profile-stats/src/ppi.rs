@@ -42,7 +42,7 @@
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
-use crate::interval::{Level, wilson_formula, wilson_limits};
+use crate::interval::{Level, t_of_z, wilson_formula, wilson_limits};
 use crate::table::PairedTable;
 
 /// Why a profile whose figures are ratios (an extractor's micro F1 under corruption and
@@ -195,12 +195,61 @@ impl PpiSums {
         }
     }
 
+    /// The critical value the normal interval uses at the normal critical value `z`: `z`
+    /// itself for distinct texts; with repeats, Student's `t` on `n_eff − 1` degrees of freedom
+    /// ([`crate::t_critical`]; `n_eff`: [`PpiSums::effective_labelled`], floored), since the
+    /// variance then rests on few effective units when a few texts hold many of the lines.
+    pub fn critical(&self, z: f64) -> f64 {
+        match self.repeats {
+            None => z,
+            Some(_) => t_of_z(
+                z,
+                (self.effective_labelled().floor() as u64).saturating_sub(1),
+            ),
+        }
+    }
+
+    /// The normal statistic equivalent to `t = estimate / se` ([`PpiSums::critical`]
+    /// inverted): the `z` whose critical value is `|t|`, signed as `t`, so that the interval at
+    /// the level of `z` just reaches the null. `t` itself for distinct texts.
+    pub fn normal_equivalent(&self, t: f64) -> f64 {
+        if self.repeats.is_none() || t == 0.0 || t.is_nan() {
+            return t;
+        }
+        let target = t.abs();
+        if target.is_infinite() || self.critical(target) == target {
+            return t;
+        }
+        // critical(z) ≥ z and increases with z: the root lies in [0, |t|].
+        let (mut lo, mut hi) = (0.0, target);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if self.critical(mid) < target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+            if hi - lo <= 1e-13 * hi {
+                break;
+            }
+        }
+        t.signum() * 0.5 * (lo + hi)
+    }
+
     /// The sample's effective number of units, `n² / Σ_sample c²` (Kish's): `n` when every
     /// text is distinct, fewer the more the sampled lines pile up on few texts.
+    ///
+    /// With repeats, the smaller of that and the number the design expects from every text's
+    /// counts, `n·N / Σ_all c²` (the sample's own `Σ c²` is small whenever it missed the
+    /// largest texts).
     pub fn effective_labelled(&self) -> f64 {
+        let n = self.labelled as f64;
         match self.repeats {
-            Some(r) if r.w_w > 0 => (self.labelled as f64).powi(2) / r.w_w as f64,
-            _ => self.labelled as f64,
+            Some(r) if r.w_w > 0 && r.w_w_all > 0 => {
+                (n * n / r.w_w as f64).min(n * self.all as f64 / r.w_w_all as f64)
+            }
+            Some(r) if r.w_w > 0 => n * n / r.w_w as f64,
+            _ => n,
         }
     }
 
@@ -239,7 +288,7 @@ impl PpiSums {
     /// is labelled (nothing was observed, so no interval can be valid).
     pub fn estimate(&self, tuning: Tuning, level: Level) -> Option<PpiEstimate> {
         let (estimate, se, lambda) = self.estimate_and_se(tuning)?;
-        let half = level.z() * se;
+        let half = self.critical(level.z()) * se;
         Some(PpiEstimate {
             estimate,
             lower: estimate - half,
@@ -306,7 +355,7 @@ impl PpiSums {
         let pooled = unit_spread(m, s, s, ss, q, q, r.w_w.saturating_add(r.w_w_all));
         let (nf, mf) = (n as f64, m as f64);
         let var = pooled / (mf * mf * (mf - 1.0));
-        if !(var > 0.0) {
+        if var.is_nan() || var <= 0.0 {
             return 0.0;
         }
         let cov = b / (nf * nf * nf);
@@ -320,24 +369,30 @@ impl PpiSums {
 
     /// The standard error of `θ̂(λ)` with the distinct text as the unit: the linearised
     /// variance of the sample's ratio mean of `r = Y − λŶ` (`Σ_sample c²(r − r̄)²/n²`,
-    /// `r̄ = Σ c·r / n`) plus `λ²` times that of every text's surrogates, `Σ_all c²(Ŷ − Ŷ̄)²/N²`
-    /// (the term `ppi_py` has, kept so that `c = 1` gives its interval).
+    /// `r̄ = Σ c·r / n`), or the variance every text's counts lead the design to expect when
+    /// that is larger (below). `ppi_py`'s second term, `λ²` times the variance of the mean of
+    /// every text's surrogates, is left out: that mean is a known constant of the texts (the
+    /// target is the full-profile value on them, not a superpopulation's), and with heavy-tailed
+    /// repeats the term (`Σ_all c²(Ŷ − Ŷ̄)²/N²`) would be the variance of a sample of a few
+    /// hundred texts, not of `N`, and would cost the surrogate its gain.
     fn se_of_units(&self, r: RepeatSums, lambda: f64) -> f64 {
-        let (n, big_n) = (self.labelled as f64, self.all as f64);
+        let n = self.labelled as f64;
+        let big_n = self.all as f64;
         let [a, b, c] = self.sample_spread(r);
-        let u = unit_spread(
-            self.all,
-            self.yhat_all,
-            self.yhat_all,
-            self.yhat_yhat_all,
-            r.w_yhat_all,
-            r.w_yhat_all,
-            r.w_w_all,
-        );
         let n4 = (n * n) * (n * n);
-        let rectifier = ((a - 2.0 * lambda * b + lambda * lambda * c) / n4).max(0.0);
-        let imputed = lambda * lambda * (u / ((big_n * big_n) * (big_n * big_n))).max(0.0);
-        (rectifier + imputed).sqrt()
+        // Σ_sample c²(r − r̄)²/n², the design-based estimate. It depends on which large texts
+        // the sample happened to draw (with a heavy-tailed count, the largest text is often out
+        // of the sample, and then the estimate is far too small), while `Σ c²` over every text is
+        // known: the same residual mean square per `c²`, `σ̂² = Σ_sample c²(r − r̄)² / Σ_sample c²`,
+        // spread over every text's `Σ_all c²` gives the variance the design expects,
+        // `σ̂²·Σ_all c² / (N·n)` (`E Σ_sample c² ≈ (n/N)·Σ_all c²`). The larger of the two is used.
+        let design = ((a - 2.0 * lambda * b + lambda * lambda * c) / n4).max(0.0);
+        let expected = if r.w_w > 0 {
+            design * (n * n / r.w_w as f64) * (r.w_w_all as f64 / (big_n * n))
+        } else {
+            0.0
+        };
+        design.max(expected).sqrt()
     }
 }
 
@@ -775,6 +830,68 @@ mod tests {
         );
         // A constant surrogate carries nothing: λ̂ = 0.
         assert_eq!(sums(&[(1, 1), (0, 1)], &[1]).tuned_lambda(), 0.0);
+    }
+
+    #[test]
+    fn repeats_are_exact_in_any_order_and_distinct_texts_keep_ppi_py() {
+        // A text of 3 lines recorded whole (c, c²) or line by line (1, 2k − 1): the same sums.
+        let mut whole = PpiSums::default();
+        whole.record_texts(Some(1), 1, 3, 9);
+        whole.record_texts(None, 0, 2, 4);
+        whole.record_n(Some(0), 1, 4);
+        let mut lines = PpiSums::default();
+        for k in 1..=3 {
+            lines.record_texts(Some(1), 1, 1, 2 * k - 1);
+        }
+        lines.record_n(Some(0), 1, 4);
+        for k in 1..=2 {
+            lines.record_texts(None, 0, 1, 2 * k - 1);
+        }
+        assert_eq!(whole, lines);
+        assert!(whole.repeats.is_some());
+        // Added to a sum without repeats, in either order.
+        let mut a = sums(&[(1, 0), (0, 1)], &[1]);
+        a += whole;
+        let mut b = whole;
+        b += sums(&[(1, 0), (0, 1)], &[1]);
+        assert_eq!(a, b);
+        // Distinct texts: no repeat sums, and the unit formulas (forced) give ppi_py's λ and
+        // the rectifier's variance.
+        let distinct = sums(
+            &[(1, 0), (0, 0), (1, 1), (1, 1), (0, 1)],
+            &[0, 1, 1, 0, 1, 1],
+        );
+        assert_eq!(distinct.repeats, None);
+        let r = distinct.repeat_sums();
+        assert!((distinct.tuned_lambda() - distinct.tuned_lambda_of_units(r)).abs() < 1e-12);
+        let mut forced = distinct;
+        forced.repeats = Some(r);
+        assert_eq!(
+            distinct.estimate_and_se(Tuning::Fixed(0.0)).map(|e| e.0),
+            forced.estimate_and_se(Tuning::Fixed(0.0)).map(|e| e.0)
+        );
+        // λ = 0: ppi_py's se is the sample term alone.
+        let (_, se, _) = distinct.estimate_and_se(Tuning::Fixed(0.0)).unwrap();
+        let (_, se_units, _) = forced.estimate_and_se(Tuning::Fixed(0.0)).unwrap();
+        assert!((se - se_units).abs() < 1e-12, "{se} {se_units}");
+        // A text repeated 9 times among 10 sampled lines is about one draw: a wider interval
+        // than 10 distinct lines with the same outcomes.
+        let mut repeated = PpiSums::default();
+        repeated.record_texts(Some(1), 0, 9, 81);
+        repeated.record_texts(Some(0), 0, 1, 1);
+        repeated.record_texts(None, 0, 90, 90);
+        let mut flat = PpiSums::default();
+        flat.record_texts(Some(1), 0, 9, 9);
+        flat.record_texts(Some(0), 0, 1, 1);
+        flat.record_texts(None, 0, 90, 90);
+        let level = Level::DEFAULT;
+        let (w, f) = (
+            estimate_rate(&repeated, level).unwrap(),
+            estimate_rate(&flat, level).unwrap(),
+        );
+        assert_eq!(w.estimate, f.estimate);
+        assert!(w.upper - w.lower > f.upper - f.lower, "{w:?} {f:?}");
+        assert!(repeated.effective_labelled() < 2.0);
     }
 
     #[test]

@@ -190,14 +190,20 @@ fn sample_sums_sized(
     big: bool,
 ) -> impl Strategy<Value = PpiSums> {
     let labelled = if big { 0..400usize } else { 0..40 };
+    // A distinct text's lines: mostly 1; sometimes repeated (the distinct text is the unit).
+    let count = || prop_oneof![3 => Just(1u64), 1 => 1u64..60];
     (
-        prop::collection::vec((values.clone(), values.clone()), labelled),
-        prop::collection::vec(values, 0..200),
+        prop::collection::vec((values.clone(), values.clone(), count()), labelled),
+        prop::collection::vec((values, count()), 0..200),
     )
         .prop_map(|(labelled, unlabelled)| {
             let mut s = PpiSums::default();
-            labelled.iter().for_each(|&(y, h)| s.record_labelled(y, h));
-            unlabelled.iter().for_each(|&h| s.record_unlabelled(h));
+            for &(y, h, c) in &labelled {
+                s.record_texts(Some(y), h, c, c * c);
+            }
+            for &(h, c) in &unlabelled {
+                s.record_texts(None, h, c, c * c);
+            }
             s
         })
 }
