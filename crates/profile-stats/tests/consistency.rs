@@ -15,7 +15,7 @@
 
 use profile_stats::{
     ClassifyCounts, ClassifySample, CorruptionInfo, Counts, FieldSums, Level, PairedTable,
-    PairedTest, PpiSums, ProfileReport, SMALLEST_P, SampleDesign, SampledDifference,
+    PairedTest, PpiSums, ProfileReport, SMALLEST_P, SampleDesign, SampleRepeats, SampledDifference,
     SuiteDescriptor, adjust_family, f1_delta_interval, f1_interval, f1_text_interval, paired_test,
     sampled_test, wilson,
 };
@@ -355,28 +355,47 @@ fn a_huge_statistic_keeps_a_positive_p_and_its_logarithm() {
 type SampledText = (bool, [(bool, bool); 2], (bool, bool), bool);
 
 fn sampled_report(texts: &[SampledText]) -> ProfileReport {
+    sampled_report_repeated(&texts.iter().map(|&t| (t, 1)).collect::<Vec<_>>())
+}
+
+/// [`sampled_report`] of distinct texts each repeated `c` times (its lines in or out of the
+/// sample together), with the sample's repeat counts (`Σ c²`) as the engine writes them.
+fn sampled_report_repeated(texts: &[(SampledText, u64)]) -> ProfileReport {
     let design = SampleDesign {
         fraction: 0.1,
         seed: 1,
     };
     let mut c = ClassifyCounts::new(["a", "b"], ["case"], None);
     let mut s = ClassifySample::new(design, ["a", "b"], ["case"]);
-    for &(clean, stages, (student, teacher), sampled) in texts {
-        c.record_clean(clean);
+    let mut units = SampleRepeats::new(["a", "b"], ["case"]);
+    for &((clean, stages, (student, teacher), sampled), n) in texts {
+        let q = n * n;
+        c.record_clean_n(clean, n);
+        units.all += q;
         for (k, &(observed, surrogate)) in ["a", "b"].iter().zip(&stages) {
             let sc = &mut s.corruptions[*k];
-            sc.surrogate += u64::from(surrogate);
+            sc.surrogate += n * u64::from(surrogate);
+            units.corruptions[*k].surrogate += q * u64::from(surrogate);
             if sampled {
-                sc.labelled.record(observed, surrogate);
-                c.corruptions[*k].agree.record(clean, observed);
+                sc.labelled.record_n(observed, surrogate, n);
+                units.corruptions[*k]
+                    .labelled
+                    .record_n(observed, surrogate, q);
+                c.corruptions[*k].agree.record_n(clean, observed, n);
             }
         }
-        s.invariances["case"].student_changed += u64::from(student);
+        s.invariances["case"].student_changed += n * u64::from(student);
+        units.invariances["case"].surrogate += q * u64::from(student);
         if sampled {
-            c.invariances["case"].changed.record(student, teacher);
+            c.invariances["case"].changed.record_n(student, teacher, n);
+            units.invariances["case"]
+                .labelled
+                .record_n(teacher, student, q);
+            units.labelled += q;
         }
-        s.labelled += u64::from(sampled);
+        s.labelled += n * u64::from(sampled);
     }
+    s.repeats = (units.all != c.n).then_some(units);
     c.sample = Some(s);
     let suite = SuiteDescriptor {
         fingerprint: None,
@@ -427,10 +446,15 @@ proptest! {
     /// Whole sampled reports, read as a reviewer reads them (the JSON): the laws hold in it.
     #[test]
     fn sampled_reports_never_contradict_themselves(
-        texts in prop::collection::vec(sampled_text(), 0..300),
+        texts in prop::collection::vec(
+            (sampled_text(), prop_oneof![3 => Just(1u64), 1 => 1u64..40]),
+            0..300,
+        ),
     ) {
-        let report = sampled_report(&texts);
+        let report = sampled_report_repeated(&texts);
         report.validate().unwrap();
+        // It reads back as written (the repeat counts included).
+        prop_assert_eq!(&ProfileReport::from_json(&report.to_json()).unwrap(), &report);
         let json = report.to_json();
         let mut tests = Vec::new();
         tests_of(&json, &mut tests);
