@@ -100,7 +100,7 @@ pub const PPI_DESCRIPTION: &str = "prediction-powered inference, power-tuned (PP
      data in [0, 1], limits clipped to the figure's range; when every sampled outcome is the \
      same (no event, or only events) the interval is widened to include Wilson's score interval \
      of the sample, as the normal one would have zero width; a difference with a fully observed \
-     rate is that rate minus the estimate; no sampled text gives estimate null";
+     rate is that rate minus the estimate; no sampled text gives estimate null. The sample is      drawn per distinct text: when texts repeat (counts.sample.repeats) the unit is the distinct      text, weighted by its number of lines c, the variance is that of the ratio mean over units      (sums of c^2, floored at what every text's sum of c^2 leads the design to expect) and the      critical value is Student's t on n_eff - 1 degrees of freedom (n_eff: the effective number      of sampled texts)";
 
 impl Method {
     /// Every method a full profile's report names, for its glossary.

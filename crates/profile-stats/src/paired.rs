@@ -63,7 +63,7 @@ impl TestMethod {
 pub const PPI_WALD_DESCRIPTION: &str = "the test of a sampled (prediction-powered) difference, \
      the inversion of its interval: z = (estimate - null) / se with the estimate and standard \
      error of ppi_power_tuned (null: the fully observed rate the estimated rate is subtracted \
-     from, or 0 for a difference estimated per text), two-sided normal p; when the estimate rests \
+     from, or 0 for a difference estimated per text), two-sided normal p (with repeated texts      the z whose Student critical value is |estimate - null| / se, so that p is still the level      at which the interval reaches the null); when the estimate rests \
      on few events (few_events) the interval also holds the sample's score interval, and p is \
      the larger of that p and the sample's score test (Wilson's score test of the null rate; \
      McNemar's on the sampled texts); se = 0 gives p = 1 at the null and otherwise the smallest \

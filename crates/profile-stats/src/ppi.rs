@@ -28,14 +28,23 @@
 //! **Finite population.** `ppi_py` treats the labelled and unlabelled data as independent draws
 //! from a superpopulation. A profile's target is the full-profile value on *these* texts, and
 //! the labelled texts are a uniform sample *of* them (their surrogates are among the `N`). For
-//! a fixed `λ`, `(1/N)Σ λŶ` is then a constant and the sample term is a simple random sample
-//! mean — when the texts are distinct: the draw is per distinct text, so repeats are in or out
-//! together and the sample of lines is then a cluster sample, which this variance does not
-//! describe (docs/teacher-budget.md) — with variance
-//! `(1 − n/N)·S²/n`. The interval above uses `S²/n` (no finite-population correction) plus the
-//! variance of the surrogate term: it is wider than the design variance needs, so its coverage
-//! of the finite-population value is at least nominal, asymptotically. The coverage test
-//! (`tests/ppi_coverage.rs`) measures it on simulated profiles.
+//! a fixed `λ`, `(1/N)Σ λŶ` is then a constant and, when the texts are distinct, the sample
+//! term is a simple random sample mean with variance `(1 − n/N)·S²/n`. The interval above uses
+//! `S²/n` (no finite-population correction) plus the variance of the surrogate term: it is
+//! wider than the design variance needs, so its coverage of the finite-population value is at
+//! least nominal, asymptotically.
+//!
+//! **Repeated texts.** The sample is drawn per distinct text, so a text's `c` lines are in or
+//! out together: a cluster sample of lines. Then the unit is the distinct text ([`RepeatSums`]:
+//! every second moment is a sum over distinct texts of `c²` times the outcome's), the estimate
+//! keeps its ratio form over lines, and its variance is the linearised variance of the sample's
+//! ratio mean over units, `Σ_sample c²(r − r̄)²/n²` for `r = Y − λŶ`, floored at what every
+//! text's `Σ c²` leads the design to expect, with Student's `t` on the effective number of
+//! sampled texts less one as the critical value ([`PpiSums::critical`]) and without the
+//! surrogate term (a constant of these texts, whose superpopulation variance would be that of a
+//! few hundred texts under heavy-tailed repeats). With every text distinct the sums carry no
+//! repeats and every figure is `ppi_py`'s. The coverage test (`tests/ppi_coverage.rs`) measures
+//! both on simulated profiles, distinct and with heavy-tailed repeats.
 //!
 //! Every figure is a function of additive sums ([`PpiSums`]), so sampled reports merge exactly.
 

@@ -705,3 +705,22 @@ fn t_critical_values_match_the_tables() {
     }
     assert!(t_critical(Level::DEFAULT, 0).is_infinite());
 }
+
+/// Repeat counts that cannot shadow their line counts (`Σ c²` below `Σ c`, cells that do not
+/// add up) are refused with the field named.
+#[test]
+fn inconsistent_repeat_counts_are_refused() {
+    let text = (true, [(true, true), (false, true)], (true, false), true);
+    let report = sampled_report_repeated(&[(text, 3), (text, 1)]);
+    let json = report.to_json();
+    assert_eq!(json["counts"]["sample"]["repeats"]["all"], 10);
+    assert_eq!(ProfileReport::from_json(&json).unwrap(), report);
+    let mut low = json.clone();
+    low["counts"]["sample"]["repeats"]["all"] = 3.into();
+    let err = ProfileReport::from_json(&low).unwrap_err().to_string();
+    assert!(err.contains("counts.sample.repeats.all"), "{err}");
+    let mut cells = json.clone();
+    cells["counts"]["sample"]["repeats"]["corruptions"]["a"]["labelled"]["both"] = 1.into();
+    let err = ProfileReport::from_json(&cells).unwrap_err().to_string();
+    assert!(err.contains("counts.sample.repeats.a"), "{err}");
+}
