@@ -297,7 +297,13 @@ impl PpiSums {
     /// is labelled (nothing was observed, so no interval can be valid).
     pub fn estimate(&self, tuning: Tuning, level: Level) -> Option<PpiEstimate> {
         let (estimate, se, lambda) = self.estimate_and_se(tuning)?;
-        let half = self.critical(level.z()) * se;
+        // A zero standard error is a point whatever the critical value (which is infinite
+        // below two effective texts).
+        let half = if se > 0.0 {
+            self.critical(level.z()) * se
+        } else {
+            0.0
+        };
         Some(PpiEstimate {
             estimate,
             lower: estimate - half,
@@ -901,6 +907,22 @@ mod tests {
         assert_eq!(w.estimate, f.estimate);
         assert!(w.upper - w.lower > f.upper - f.lower, "{w:?} {f:?}");
         assert!(repeated.effective_labelled() < 2.0);
+    }
+
+    #[test]
+    fn one_effective_text_gives_numbers_not_nan() {
+        // One sampled text of 50 lines: n_eff = 1, no degree of freedom.
+        let mut s = PpiSums::default();
+        s.record_texts(Some(1), 1, 50, 2500);
+        s.record_texts(None, 0, 50, 50);
+        assert_eq!(s.critical(1.96), f64::INFINITY);
+        let e = s.estimate(Tuning::Power, Level::DEFAULT).unwrap();
+        assert!(!e.lower.is_nan() && !e.upper.is_nan(), "{e:?}");
+        let r = estimate_rate(&s, Level::DEFAULT).unwrap();
+        assert!(r.lower <= r.estimate && r.estimate <= r.upper, "{r:?}");
+        s.record_texts(Some(0), 1, 1, 1);
+        let e = s.estimate(Tuning::Power, Level::DEFAULT).unwrap();
+        assert_eq!((e.lower, e.upper), (f64::NEG_INFINITY, f64::INFINITY));
     }
 
     #[test]
