@@ -424,7 +424,6 @@ struct GridCell {
     widths: [[Vec<f64>; 2]; 5],
 }
 
-#[allow(clippy::needless_range_loop)]
 /// Issue 35's grid: teacher flip rates × sample fractions × distinct / heavy-tailed repeated
 /// texts × students, `profiles` simulated profiles of `texts` distinct texts a cell. The
 /// sample is drawn per distinct text (its lines in or out together, as `TeacherSample` draws),
@@ -448,6 +447,7 @@ fn repeats_grid(
 
 /// [`repeats_grid`]; `as_lines`: every line recorded as its own unit (`Σ c²` taken as `Σ c`),
 /// what the estimators did before the distinct text became their unit, for comparison.
+#[allow(clippy::needless_range_loop)]
 fn repeats_grid_as(
     rates: &[f64],
     fractions: &[f64],
