@@ -4,7 +4,7 @@ use foldhash::fast::FixedState;
 use indexmap::IndexSet;
 use profile_stats::{
     AbstentionCounts, ChangeCounts, ClassifyCounts, ClassifySample, Comparison, Counts,
-    FirstVsSecond, Pair, PpiSums, ProfileReport, SampleDesign, SuiteDescriptor,
+    FirstVsSecond, Pair, PpiSums, ProfileReport, SampleDesign, SampleRepeats, SuiteDescriptor,
 };
 use profile_stats::{
     Example, ExampleAnswers, ExampleList, Examples, cut_for_display, example_key, key_hex,
@@ -435,10 +435,37 @@ impl<'m> CaptureRun<'m> {
         for stage in counts.invariances.values_mut() {
             stage.texts_changed = Some(0);
         }
-        for (o, n) in self.run.outcomes().iter() {
+        // The sample's counts over distinct texts, each weighted by its lines squared (`q` of
+        // an outcome: Σ c² over its texts); dropped below when every text is distinct.
+        let mut units = counts.sample.as_ref().map(|_| {
+            SampleRepeats::new(self.suite.corruption_names(), self.suite.invariance_names())
+        });
+        for (o, n, q) in self.run.outcomes().iter_units() {
             let clean = layout.clean(o);
             counts.record_clean_n(clean, n);
             let labelled = layout.in_sample(o);
+            if let Some(units) = &mut units {
+                units.all += q;
+                units.labelled += q * u64::from(labelled);
+                for (k, stage) in units.corruptions.values_mut().enumerate() {
+                    let surrogate = layout.surrogate(o, k);
+                    stage.surrogate += q * u64::from(surrogate);
+                    if labelled {
+                        stage
+                            .labelled
+                            .record_n(layout.corrupted(o, k), surrogate, q);
+                    }
+                }
+                for (i, stage) in units.invariances.values_mut().enumerate() {
+                    let b = layout.invariance(o, i);
+                    stage.surrogate += q * u64::from(b.student_changed);
+                    if labelled {
+                        stage
+                            .labelled
+                            .record_n(b.teacher_changed, b.student_changed, q);
+                    }
+                }
+            }
             if let Some(sample) = &mut counts.sample {
                 sample.labelled += n * u64::from(labelled);
                 for (k, stage) in sample.corruptions.values_mut().enumerate() {
@@ -491,6 +518,10 @@ impl<'m> CaptureRun<'m> {
                 let (s, t) = escalations(o);
                 a.record_n(s, t, clean, n);
             }
+        }
+        if let Some(sample) = &mut counts.sample {
+            // Σ c² = n only when every text is distinct: then the line counts say it all.
+            sample.repeats = units.filter(|u| u.all != counts.n);
         }
         Ok(counts)
     }
@@ -953,6 +984,16 @@ impl StudentRun for CaptureRun<'_> {
 
     /// Pairs two students' agreements (and changes, per invariance) on one text.
     fn pair(&self, pair: &mut Pair, x: &[u32], y: &[u32]) {
+        self.pair_occurrence(pair, x, y, 1);
+    }
+
+    fn occurrences(&self) -> &[u64] {
+        self.run.occurrences()
+    }
+
+    /// [`StudentRun::pair`] of a text's `occurrence`-th line `k`: a sampled pair's sums weigh it `2k − 1`
+    /// in their second moments, so that a text of `c` lines adds `c²` (its lines are one draw).
+    fn pair_occurrence(&self, pair: &mut Pair, x: &[u32], y: &[u32], occurrence: u64) {
         let (counts, layout) = (&mut pair.counts, &self.layout);
         counts.clean.agree.record(layout.clean(x), layout.clean(y));
         // Both students see the same texts, so the same sample.
@@ -968,7 +1009,8 @@ impl StudentRun for CaptureRun<'_> {
             if let Some(sums) = &mut stage.sampled {
                 let d = |p: bool, q: bool| i64::from(p) - i64::from(q);
                 let surrogate = d(layout.surrogate(x, k), layout.surrogate(y, k));
-                sums.record_n(labelled.then(|| d(a, b)), surrogate, 1);
+                let square = (2 * occurrence.max(1)).saturating_sub(1);
+                sums.record_texts(labelled.then(|| d(a, b)), surrogate, 1, square);
             }
         }
         for (i, stage) in counts.invariances.values_mut().enumerate() {

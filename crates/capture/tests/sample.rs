@@ -41,11 +41,14 @@ proptest! {
         for chunk in [1, 7] {
             prop_assert_eq!(&sampled_report(&texts, chunk, fraction), &whole, "chunk {}", chunk);
         }
-        // Shards, each profiled on its own thread, merge into the single run's report.
-        let size = texts.len().div_ceil(shards).max(1);
+        // Shards, each profiled on its own thread, merge into the single run's report. The
+        // shards partition the texts by content (every line of a text in one shard): the
+        // sample's unit is the distinct text, and a text split over shards would count its
+        // repeats' squares per shard (c₁² + c₂² for (c₁ + c₂)²; docs/teacher-budget.md).
+        let by_text = by_content(&texts, shards);
         let parts: Vec<ProfileReport> = std::thread::scope(|scope| {
-            let handles: Vec<_> = texts
-                .chunks(size)
+            let handles: Vec<_> = by_text
+                .iter()
                 .map(|part| scope.spawn(move || sampled_report(part, 3, fraction)))
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -58,7 +61,7 @@ proptest! {
         prop_assert_eq!(merged.to_json(), whole.to_json());
         // The same shards on `threads` threads (thread k profiles shards k, k + threads, ...),
         // merged in the order the threads return them, backwards: the same report again.
-        let parts: Vec<&[String]> = texts.chunks(size).collect();
+        let parts: Vec<&[String]> = by_text.iter().map(Vec::as_slice).collect();
         let parts = &parts;
         let pooled: Vec<ProfileReport> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
@@ -81,6 +84,18 @@ proptest! {
         }
         prop_assert_eq!(merged.to_json(), whole.to_json(), "{} threads", threads);
     }
+}
+
+/// The texts split into `shards` parts by content (order kept within a part).
+fn by_content(texts: &[String], shards: usize) -> Vec<Vec<String>> {
+    let mut parts = vec![Vec::new(); shards];
+    for t in texts {
+        let h = t
+            .bytes()
+            .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        parts[(h % shards as u64) as usize].push(t.clone());
+    }
+    parts
 }
 
 #[test]
@@ -217,8 +232,12 @@ proptest! {
         for chunk in [1, 7] {
             prop_assert_eq!(compare(&texts, chunk).to_json(), whole.to_json(), "chunk {}", chunk);
         }
-        let cut = cut.index(texts.len() + 1);
-        let merged = compare(&texts[..cut], 5).merge(&compare(&texts[cut..], 5)).unwrap();
+        // Shards by content (a text's lines in one shard: see the report's shard test).
+        let parts = by_content(&texts, 1 + cut.index(3));
+        let mut merged = compare(&parts[0], 5);
+        for part in &parts[1..] {
+            merged = merged.merge(&compare(part, 5)).unwrap();
+        }
         prop_assert_eq!(merged.to_json(), whole.to_json());
         let json = whole.to_json();
         prop_assert_eq!(capture::Comparison::from_json(&json).unwrap().to_json(), json);
@@ -332,4 +351,67 @@ fn a_sampled_reports_curves_are_its_estimates_and_say_so() {
     for curve in full["curves"].as_object().unwrap().values() {
         assert!(curve.get("estimated").is_none(), "{curve}");
     }
+}
+
+/// Texts repeated: the sample's unit is the distinct text (its lines in or out together), so
+/// the report keeps each count weighted by its text's lines squared (`repeats`), the intervals
+/// are wider than the same lines taken as distinct texts, and the report reads back. Shards
+/// must hold each text whole: cut by position, a text's squares are counted per shard.
+#[test]
+fn repeated_texts_are_one_draw_each_and_widen_the_intervals() {
+    // 40 distinct texts, the i-th repeated 1 + i % 7 times (160 lines).
+    let distinct: Vec<String> = (0..40)
+        .map(|i| format!("{} food {i}", WORDS[i % WORDS.len()]))
+        .collect();
+    let texts: Vec<String> = distinct
+        .iter()
+        .enumerate()
+        .flat_map(|(i, t)| std::iter::repeat_n(t.clone(), 1 + i % 7))
+        .collect();
+    let report = sampled_report(&texts, 16, 0.5);
+    let json = report.to_json();
+    let counts = &json["counts"];
+    let squares: u64 = (0..40u64).map(|i| (1 + i % 7).pow(2)).sum();
+    assert_eq!(counts["n"], texts.len() as u64);
+    let repeats = &counts["sample"]["repeats"];
+    assert_eq!(repeats["all"], squares, "{repeats}");
+    // The sampled texts' Σ c², recomputed from the design.
+    let sample = TeacherSample::new(0.5, 3).unwrap();
+    let sampled: u64 = (0..40u64)
+        .filter(|&i| sample.includes(&suite_core::TextHash::of(&distinct[i as usize])))
+        .map(|i| (1 + i % 7).pow(2))
+        .sum();
+    assert_eq!(repeats["labelled"], sampled);
+    assert_eq!(ProfileReport::from_json(&json).unwrap(), report);
+    // Without the repeat counts (the lines taken as 160 distinct texts, as before) every
+    // estimated interval is at most as wide, and some are narrower.
+    let mut as_lines = json.clone();
+    as_lines["counts"]["sample"]
+        .as_object_mut()
+        .unwrap()
+        .remove("repeats");
+    let as_lines = ProfileReport::from_json(&as_lines).unwrap().to_json();
+    let width = |j: &serde_json::Value, stage: &str| {
+        let a = &j["corruptions"][stage]["agreement"];
+        a["upper"].as_f64().unwrap() - a["lower"].as_f64().unwrap()
+    };
+    let mut wider = 0;
+    for stage in ["typo_10", "typo_40", "drop_vowels"] {
+        let (units, lines) = (width(&json, stage), width(&as_lines, stage));
+        assert!(units >= lines - 1e-12, "{stage}: {units} < {lines}");
+        wider += usize::from(units > lines + 1e-9);
+    }
+    assert!(wider > 0, "{json}");
+    // Two shards holding each text whole merge into the whole report; cut by position (a
+    // text's lines in both), the squares of the texts cut are under-counted.
+    let parts = by_content(&texts, 2);
+    let merged = sampled_report(&parts[0], 7, 0.5)
+        .merge(&sampled_report(&parts[1], 7, 0.5))
+        .unwrap();
+    assert_eq!(merged.to_json(), json);
+    let cut = sampled_report(&texts[..81], 7, 0.5)
+        .merge(&sampled_report(&texts[81..], 7, 0.5))
+        .unwrap();
+    let cut_all = cut.to_json()["counts"]["sample"]["repeats"]["all"].as_u64();
+    assert!(cut_all < Some(squares), "{cut_all:?}");
 }

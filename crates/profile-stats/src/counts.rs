@@ -18,8 +18,9 @@ use crate::Error;
 use crate::field_sums::FieldSums;
 use crate::interval::Level;
 use crate::ppi::{PpiSums, binary_sums, estimate_rate};
-use crate::sample::ClassifySample;
+use crate::sample::{ClassifySample, SampleRepeats};
 use crate::stages::{add_stages, named, same_stages};
+use crate::table::PairedTable;
 
 paired_counts! {
     /// Per text: an outcome on the clean text and the same outcome on its corrupted version.
@@ -424,7 +425,7 @@ impl<C, K, I> ProfileCounts<C, K, I>
 where
     C: Default + AddAssign + Copy,
     K: Default + AddAssign + Copy + StageShape,
-    I: Default + AddAssign + Copy + StageShape,
+    I: Default + AddAssign + Copy + StageShape + ChangeTable,
 {
     /// Empty counts for a suite's stages (and decision APIs, when a side has one).
     pub fn new<'a>(
@@ -450,9 +451,18 @@ where
         same_shapes("corruptions", &self.corruptions, &other.corruptions)?;
         same_shapes("invariances", &self.invariances, &other.invariances)?;
         merge_abstention((&mut self.abstention, self.n), (&other.abstention, other.n))?;
+        // Repeats on either side: both sides' unit counts (a side without repeats counts each
+        // text once, so its line counts are its unit counts).
+        let units = match (&self.sample, &other.sample) {
+            (Some(a), Some(b)) if a.repeats.is_some() || b.repeats.is_some() => Some((
+                a.units(self.n, &self.invariances),
+                b.units(other.n, &other.invariances),
+            )),
+            _ => None,
+        };
         match (&mut self.sample, &other.sample) {
             (None, None) => {}
-            (Some(a), Some(b)) => a.merge(b)?,
+            (Some(a), Some(b)) => a.merge(b, units)?,
             (a, b) => {
                 let d = |s: bool| {
                     if s {
@@ -472,9 +482,76 @@ where
         self.clean += other.clean;
         add_stages(&mut self.corruptions, &other.corruptions);
         add_stages(&mut self.invariances, &other.invariances);
+        // Σ c² = n only when every c is 1: the merged texts are distinct after all.
+        if let Some(s) = &mut self.sample
+            && s.repeats.as_ref().is_some_and(|r| r.all == self.n)
+        {
+            s.repeats = None;
+        }
         Ok(())
     }
 }
+
+impl ClassifySample {
+    /// Checks the repeat counts against the line counts they shadow: the same stages, each
+    /// table over the sample's `Σ c²`, and every `Σ c²` at least its line count (`c² ≥ c`).
+    fn validate_units(&self, r: &SampleRepeats, counts: &ClassifyCounts) -> Result<(), Error> {
+        let at = "counts.sample.repeats";
+        let lines = self.distinct_units(counts.n, |name| counts.invariances[name].changed.table());
+        if !r.corruptions.keys().eq(self.corruptions.keys())
+            || !r.invariances.keys().eq(self.invariances.keys())
+        {
+            return Err(invalid(at, "its stages are not the sample's stages".into()));
+        }
+        check(
+            r.all >= counts.n,
+            &format!("{at}.all"),
+            "is below n (Σ c² ≥ Σ c)",
+        )?;
+        check(
+            r.labelled >= self.labelled && r.labelled <= r.all,
+            &format!("{at}.labelled"),
+            "must be between the sample's size and repeats.all",
+        )?;
+        let stages = r.corruptions.iter().zip(lines.corruptions.values());
+        let stages = stages.chain(r.invariances.iter().zip(lines.invariances.values()));
+        for ((name, u), l) in stages {
+            let (tu, tl) = (u.labelled.table(), l.labelled.table());
+            let covers = tu.both >= tl.both
+                && tu.first_only >= tl.first_only
+                && tu.second_only >= tl.second_only
+                && tu.neither >= tl.neither
+                && tu.n() == r.labelled
+                && u.surrogate >= l.surrogate
+                && u.surrogate <= r.all;
+            check(
+                covers,
+                &format!("{at}.{name}"),
+                "each cell must count at least its lines, the cells repeats.labelled, the \
+                 surrogate at most repeats.all",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// An invariance's sampled student-vs-teacher change table (first: the student changed;
+/// second: the teacher), which a teacher sample's repeat counts shadow. Extractor profiles
+/// have no teacher sample: theirs is empty.
+pub trait ChangeTable {
+    /// The table (empty where there is none).
+    fn changed_table(&self) -> PairedTable {
+        PairedTable::default()
+    }
+}
+
+impl ChangeTable for InvarianceCounts {
+    fn changed_table(&self) -> PairedTable {
+        self.changed.table()
+    }
+}
+
+impl ChangeTable for ExtractInvarianceCounts {}
 
 impl ClassifyCounts {
     /// Adds one clean text.
@@ -628,14 +705,29 @@ impl ClassifySample {
     pub fn invariance_sums(&self, counts: &ClassifyCounts, name: &str) -> Option<PpiSums> {
         let i = self.invariances.get(name)?;
         let t = counts.invariances.get(name)?.changed.table();
-        Some(binary_sums(
+        let sums = binary_sums(
             t.second(),
             t.first(),
             t.both,
             t.n(),
             i.student_changed,
             counts.n,
-        ))
+        );
+        Some(self.with_units(sums, |r| r.invariances.get(name)))
+    }
+
+    /// The repeat counts of this sample, its line counts when it has none (`n` and
+    /// `invariances`: of the counts that hold it).
+    fn units<I: ChangeTable>(&self, n: u64, invariances: &IndexMap<String, I>) -> SampleRepeats {
+        match &self.repeats {
+            Some(r) => r.clone(),
+            None => self.distinct_units(n, |name| {
+                invariances
+                    .get(name)
+                    .map(ChangeTable::changed_table)
+                    .unwrap_or_default()
+            }),
+        }
     }
 
     /// Checks the sample against the counts that hold it: its design, its size, its stages and
@@ -683,6 +775,9 @@ impl ClassifySample {
                     "must count between the sample's surrogates and n texts".into(),
                 ));
             }
+        }
+        if let Some(r) = &self.repeats {
+            self.validate_units(r, counts)?;
         }
         for (name, i) in &self.invariances {
             let sampled = counts.invariances[name].changed.table().first();

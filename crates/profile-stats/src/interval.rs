@@ -100,7 +100,7 @@ pub const PPI_DESCRIPTION: &str = "prediction-powered inference, power-tuned (PP
      data in [0, 1], limits clipped to the figure's range; when every sampled outcome is the \
      same (no event, or only events) the interval is widened to include Wilson's score interval \
      of the sample, as the normal one would have zero width; a difference with a fully observed \
-     rate is that rate minus the estimate; no sampled text gives estimate null";
+     rate is that rate minus the estimate; no sampled text gives estimate null. The sample is      drawn per distinct text: when texts repeat (counts.sample.repeats) the unit is the distinct      text, weighted by its number of lines c, the variance is that of the ratio mean over units      (sums of c^2, floored at what every text's sum of c^2 leads the design to expect) and the      critical value is Student's t on n_eff - 1 degrees of freedom (n_eff: the effective number      of sampled texts)";
 
 impl Method {
     /// Every method a full profile's report names, for its glossary.
@@ -239,7 +239,7 @@ pub(crate) fn wilson_limits(successes: u64, n: u64, level: Level) -> (f64, f64) 
 }
 
 /// Wilson's formula for a proportion `q` over `nf > 0` (possibly fractional) trials, clipped.
-fn wilson_formula(q: f64, nf: f64, z: f64) -> (f64, f64) {
+pub(crate) fn wilson_formula(q: f64, nf: f64, z: f64) -> (f64, f64) {
     let z2 = z * z;
     let denom = 1.0 + z2 / nf;
     let center = (q + z2 / (2.0 * nf)) / denom;
@@ -409,7 +409,11 @@ pub fn f1_text_interval(sums: &FieldSums, n: u64, level: Level) -> Interval {
 /// 4 is not enough there, so the exact 95 % values are scaled: `df` 1–3 use the exact quantile
 /// ratio to z at 95 % (12.706, 4.303, 3.182 over 1.960) applied to this level's z.
 pub fn t_critical(level: Level, df: u64) -> f64 {
-    let z = level.z();
+    t_of_z(level.z(), df)
+}
+
+/// [`t_critical`] at the normal critical value `z` (increasing in `z`).
+pub(crate) fn t_of_z(z: f64, df: u64) -> f64 {
     if df == 0 {
         return f64::INFINITY;
     }

@@ -100,8 +100,8 @@ pub use compare::{
     StudentOutcomes, check_alias,
 };
 pub use counts::{
-    AbstentionCounts, AgreeSplit, ChangeCounts, ClassifyCounts, CleanCounts, CleanVsCorrupted,
-    CorruptionCounts, ExtractCleanCounts, ExtractCorruptionCounts, ExtractCounts,
+    AbstentionCounts, AgreeSplit, ChangeCounts, ChangeTable, ClassifyCounts, CleanCounts,
+    CleanVsCorrupted, CorruptionCounts, ExtractCleanCounts, ExtractCorruptionCounts, ExtractCounts,
     ExtractInvarianceCounts, FirstVsSecond, InvarianceCounts, NewDisagreements, StageShape,
     StudentVsTeacher,
 };
@@ -124,12 +124,13 @@ pub use paired::{
     newcombe_difference, p_from_log10, paired_test, sampled_test, tango_difference,
 };
 pub use ppi::{
-    FEW_EVENTS, PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, Tuning, Widening, estimate_rate,
-    estimate_rate_below, few_events, widening,
+    FEW_EVENTS, PpiEstimate, PpiSums, RATIO_SAMPLE_REFUSED, RepeatSums, Tuning, Widening,
+    estimate_rate, estimate_rate_below, few_events, widening,
 };
 pub use report::{Counts, Models, Profile, ProfileReport, REPORT_FORMAT, Task};
 pub use sample::{
-    ClassifySample, ObservedVsSurrogate, SampleDesign, SampledCorruption, SampledInvariance,
+    ClassifySample, ObservedVsSurrogate, SampleDesign, SampleRepeats, SampledCorruption,
+    SampledInvariance,
 };
 pub use settings::Settings;
 pub use suite::{CorruptionInfo, StageMeta, SuiteDescriptor};

@@ -63,7 +63,7 @@ impl TestMethod {
 pub const PPI_WALD_DESCRIPTION: &str = "the test of a sampled (prediction-powered) difference, \
      the inversion of its interval: z = (estimate - null) / se with the estimate and standard \
      error of ppi_power_tuned (null: the fully observed rate the estimated rate is subtracted \
-     from, or 0 for a difference estimated per text), two-sided normal p; when the estimate rests \
+     from, or 0 for a difference estimated per text), two-sided normal p (with repeated texts      the z whose Student critical value is |estimate - null| / se, so that p is still the level      at which the interval reaches the null); when the estimate rests \
      on few events (few_events) the interval also holds the sample's score interval, and p is \
      the larger of that p and the sample's score test (Wilson's score test of the null rate; \
      McNemar's on the sampled texts); se = 0 gives p = 1 at the null and otherwise the smallest \
@@ -529,15 +529,29 @@ impl SampledDifference {
     /// The sampled texts' paired table of a difference estimated per text (outcomes −1, 0, 1:
     /// `Σy = b − c`, `Σy² = b + c`); its concordant texts are all counted as `both`, which
     /// neither Tango's interval nor McNemar's test looks at.
+    ///
+    /// When texts repeat, the table counts effective units ([`PpiSums::effective_labelled`]):
+    /// the `c²`-weighted shares of discordant units (`Σc²d² / Σc²`) and of their difference
+    /// (`Σc²d / Σc²`) times `n_eff`, rounded to whole texts, so that a text repeated a hundred
+    /// times weighs as the design's one draw, not as a hundred independent ones.
     fn sampled_table(&self) -> PairedTable {
         let s = &self.sums;
         let n = s.labelled;
-        let discordant = s.y_y.clamp(0, n as i64);
-        let diff = s.y.clamp(-discordant, discordant);
+        let (discordant, diff, total) = match s.repeats {
+            None => (s.y_y.clamp(0, n as i64), s.y, n),
+            Some(r) => {
+                let units = s.effective_labelled();
+                let per = if r.w_w > 0 { units / r.w_w as f64 } else { 0.0 };
+                let total = units.round() as u64;
+                let discordant = ((s.y_y as f64 * per).round() as i64).clamp(0, total as i64);
+                (discordant, (r.w_y as f64 * per).round() as i64, total)
+            }
+        };
+        let diff = diff.clamp(-discordant, discordant);
         let b = ((discordant + diff) / 2).unsigned_abs();
         let c = ((discordant - diff) / 2).unsigned_abs();
         PairedTable {
-            both: n.saturating_sub(b + c),
+            both: total.saturating_sub(b + c),
             first_only: b,
             second_only: c,
             neither: 0,
@@ -560,16 +574,20 @@ impl SampledDifference {
             Some(x) => x - estimate,
             None => estimate,
         };
-        let z = ratio_statistic(difference, se);
+        // With repeats the interval uses Student's t (`PpiSums::critical`): its statistic is
+        // taken back to the normal scale, so that p is the level at which it reaches 0.
+        let z = self.sums.normal_equivalent(ratio_statistic(difference, se));
         let mut tests = vec![(z, log10_normal_p(z))];
         match self.minus_from {
             Some(x) => {
                 let widen = widening(&self.sums, FEW_EVENTS);
                 if widen.wilson {
                     // Wilson's interval is the inversion of the score test of the rate.
+                    // Over the sample's effective units (its lines without repeats).
                     let n = self.sums.labelled as f64;
                     let k = self.sums.y.clamp(0, self.sums.labelled as i64) as f64;
-                    let z = ratio_statistic(x - k / n, (x * (1.0 - x) / n).sqrt());
+                    let units = self.sums.effective_labelled();
+                    let z = ratio_statistic(x - k / n, (x * (1.0 - x) / units).sqrt());
                     tests.push((z, log10_normal_p(z)));
                 }
                 if widen.rectifier

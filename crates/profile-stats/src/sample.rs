@@ -26,7 +26,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::ppi::{PpiSums, binary_sums};
+use crate::ppi::{PpiSums, binary_sums, with_binary_units};
 use crate::stages::{add_stages, named, same_stages};
 
 paired_counts! {
@@ -94,6 +94,55 @@ pub struct ClassifySample {
     pub corruptions: IndexMap<String, SampledCorruption>,
     /// Per invariance, in suite order.
     pub invariances: IndexMap<String, SampledInvariance>,
+    /// When texts repeat: the same counts over distinct texts, each weighted by its squared
+    /// line count (the sample's unit is the distinct text; see [`SampleRepeats`]). Absent when
+    /// every text is distinct, and from reports written before it existed (which then hold
+    /// distinct texts, or under-state their intervals' width as those versions did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<SampleRepeats>,
+}
+
+/// A sample's counts over distinct texts, each text `t` weighted by `c_t²`, its number of lines
+/// squared: what the variance of a mean needs when the sample is drawn per distinct text
+/// (`crate::ppi::RepeatSums`). Every count is `Σ c²` over the distinct texts it describes;
+/// without repeats each equals the line count it shadows. The engine adds `2k − 1` for a text's
+/// `k`-th line, so the counts are exact and additive over chunks — and over shards as long as
+/// each distinct text lies in one shard (docs/teacher-budget.md).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleRepeats {
+    /// `Σ c²` over every distinct text.
+    pub all: u64,
+    /// `Σ c²` over the sampled distinct texts.
+    pub labelled: u64,
+    /// Per corruption, in suite order: observed agreement crossed with the surrogate over the
+    /// sample, and the surrogate over every text.
+    pub corruptions: IndexMap<String, SampledCorruption>,
+    /// Per invariance, in suite order: the teacher's change (observed) crossed with the
+    /// student's (surrogate) over the sample, and the student's change over every text.
+    pub invariances: IndexMap<String, SampledCorruption>,
+}
+
+impl SampleRepeats {
+    /// Empty repeat counts of a sample's stages.
+    pub fn new<'a>(
+        corruptions: impl IntoIterator<Item = &'a str>,
+        invariances: impl IntoIterator<Item = &'a str>,
+    ) -> SampleRepeats {
+        SampleRepeats {
+            all: 0,
+            labelled: 0,
+            corruptions: named(corruptions),
+            invariances: named(invariances),
+        }
+    }
+
+    fn add(&mut self, o: &SampleRepeats) {
+        self.all += o.all;
+        self.labelled += o.labelled;
+        add_stages(&mut self.corruptions, &o.corruptions);
+        add_stages(&mut self.invariances, &o.invariances);
+    }
 }
 
 impl ClassifySample {
@@ -108,10 +157,18 @@ impl ClassifySample {
             labelled: 0,
             corruptions: named(corruptions),
             invariances: named(invariances),
+            repeats: None,
         }
     }
 
-    pub(crate) fn merge(&mut self, other: &ClassifySample) -> Result<(), Error> {
+    /// Adds `other`'s counts; `mine` and `theirs` are the two samples' repeat counts, those of
+    /// a sample without repeats being its line counts (which only the counts holding it know:
+    /// `ClassifyCounts::merge` makes them).
+    pub(crate) fn merge(
+        &mut self,
+        other: &ClassifySample,
+        units: Option<(SampleRepeats, SampleRepeats)>,
+    ) -> Result<(), Error> {
         if self.design != other.design {
             let d = |d: &SampleDesign| format!("fraction {}, seed {}", d.fraction, d.seed);
             return Err(Error::Mismatch {
@@ -125,7 +182,43 @@ impl ClassifySample {
         self.labelled += other.labelled;
         add_stages(&mut self.corruptions, &other.corruptions);
         add_stages(&mut self.invariances, &other.invariances);
+        self.repeats = units.map(|(mut mine, theirs)| {
+            mine.add(&theirs);
+            mine
+        });
         Ok(())
+    }
+
+    /// The repeat counts of a sample without repeats: its line counts (`n`: every text;
+    /// `changed`: the sample's student-vs-teacher change table of each invariance).
+    pub(crate) fn distinct_units(
+        &self,
+        n: u64,
+        changed: impl Fn(&str) -> crate::PairedTable,
+    ) -> SampleRepeats {
+        SampleRepeats {
+            all: n,
+            labelled: self.labelled,
+            corruptions: self.corruptions.clone(),
+            invariances: self
+                .invariances
+                .iter()
+                .map(|(name, i)| {
+                    let t = changed(name);
+                    let stage = SampledCorruption {
+                        // Observed: the teacher changed; surrogate: the student changed.
+                        labelled: ObservedVsSurrogate {
+                            both: t.both,
+                            observed_only: t.second_only,
+                            surrogate_only: t.first_only,
+                            neither: t.neither,
+                        },
+                        surrogate: i.student_changed,
+                    };
+                    (name.clone(), stage)
+                })
+                .collect(),
+        }
     }
 
     /// The prediction-powered sums of a corruption's agreement (observed: agreement with the
@@ -133,13 +226,30 @@ impl ClassifySample {
     pub fn corruption_sums(&self, name: &str, n: u64) -> Option<PpiSums> {
         let c = self.corruptions.get(name)?;
         let t = c.labelled.table();
-        Some(binary_sums(
-            t.first(),
-            t.second(),
-            t.both,
-            t.n(),
-            c.surrogate,
-            n,
-        ))
+        let sums = binary_sums(t.first(), t.second(), t.both, t.n(), c.surrogate, n);
+        Some(self.with_units(sums, |r| r.corruptions.get(name)))
+    }
+
+    /// `sums` with the repeat counts of one stage (`stage` picks it), when texts repeat.
+    pub(crate) fn with_units(
+        &self,
+        sums: PpiSums,
+        stage: impl Fn(&SampleRepeats) -> Option<&SampledCorruption>,
+    ) -> PpiSums {
+        match self.repeats.as_ref().and_then(|r| Some((r, stage(r)?))) {
+            Some((r, c)) => {
+                let t = c.labelled.table();
+                let units = [
+                    t.first(),
+                    t.second(),
+                    t.both,
+                    r.labelled,
+                    c.surrogate,
+                    r.all,
+                ];
+                with_binary_units(sums, units)
+            }
+            None => sums,
+        }
     }
 }

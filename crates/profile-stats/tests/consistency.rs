@@ -15,7 +15,7 @@
 
 use profile_stats::{
     ClassifyCounts, ClassifySample, CorruptionInfo, Counts, FieldSums, Level, PairedTable,
-    PairedTest, PpiSums, ProfileReport, SMALLEST_P, SampleDesign, SampledDifference,
+    PairedTest, PpiSums, ProfileReport, SMALLEST_P, SampleDesign, SampleRepeats, SampledDifference,
     SuiteDescriptor, adjust_family, f1_delta_interval, f1_interval, f1_text_interval, paired_test,
     sampled_test, wilson,
 };
@@ -190,14 +190,20 @@ fn sample_sums_sized(
     big: bool,
 ) -> impl Strategy<Value = PpiSums> {
     let labelled = if big { 0..400usize } else { 0..40 };
+    // A distinct text's lines: mostly 1; sometimes repeated (the distinct text is the unit).
+    let count = || prop_oneof![3 => Just(1u64), 1 => 1u64..60];
     (
-        prop::collection::vec((values.clone(), values.clone()), labelled),
-        prop::collection::vec(values, 0..200),
+        prop::collection::vec((values.clone(), values.clone(), count()), labelled),
+        prop::collection::vec((values, count()), 0..200),
     )
         .prop_map(|(labelled, unlabelled)| {
             let mut s = PpiSums::default();
-            labelled.iter().for_each(|&(y, h)| s.record_labelled(y, h));
-            unlabelled.iter().for_each(|&h| s.record_unlabelled(h));
+            for &(y, h, c) in &labelled {
+                s.record_texts(Some(y), h, c, c * c);
+            }
+            for &(h, c) in &unlabelled {
+                s.record_texts(None, h, c, c * c);
+            }
             s
         })
 }
@@ -349,28 +355,47 @@ fn a_huge_statistic_keeps_a_positive_p_and_its_logarithm() {
 type SampledText = (bool, [(bool, bool); 2], (bool, bool), bool);
 
 fn sampled_report(texts: &[SampledText]) -> ProfileReport {
+    sampled_report_repeated(&texts.iter().map(|&t| (t, 1)).collect::<Vec<_>>())
+}
+
+/// [`sampled_report`] of distinct texts each repeated `c` times (its lines in or out of the
+/// sample together), with the sample's repeat counts (`Σ c²`) as the engine writes them.
+fn sampled_report_repeated(texts: &[(SampledText, u64)]) -> ProfileReport {
     let design = SampleDesign {
         fraction: 0.1,
         seed: 1,
     };
     let mut c = ClassifyCounts::new(["a", "b"], ["case"], None);
     let mut s = ClassifySample::new(design, ["a", "b"], ["case"]);
-    for &(clean, stages, (student, teacher), sampled) in texts {
-        c.record_clean(clean);
+    let mut units = SampleRepeats::new(["a", "b"], ["case"]);
+    for &((clean, stages, (student, teacher), sampled), n) in texts {
+        let q = n * n;
+        c.record_clean_n(clean, n);
+        units.all += q;
         for (k, &(observed, surrogate)) in ["a", "b"].iter().zip(&stages) {
             let sc = &mut s.corruptions[*k];
-            sc.surrogate += u64::from(surrogate);
+            sc.surrogate += n * u64::from(surrogate);
+            units.corruptions[*k].surrogate += q * u64::from(surrogate);
             if sampled {
-                sc.labelled.record(observed, surrogate);
-                c.corruptions[*k].agree.record(clean, observed);
+                sc.labelled.record_n(observed, surrogate, n);
+                units.corruptions[*k]
+                    .labelled
+                    .record_n(observed, surrogate, q);
+                c.corruptions[*k].agree.record_n(clean, observed, n);
             }
         }
-        s.invariances["case"].student_changed += u64::from(student);
+        s.invariances["case"].student_changed += n * u64::from(student);
+        units.invariances["case"].surrogate += q * u64::from(student);
         if sampled {
-            c.invariances["case"].changed.record(student, teacher);
+            c.invariances["case"].changed.record_n(student, teacher, n);
+            units.invariances["case"]
+                .labelled
+                .record_n(teacher, student, q);
+            units.labelled += q;
         }
-        s.labelled += u64::from(sampled);
+        s.labelled += n * u64::from(sampled);
     }
+    s.repeats = (units.all != c.n).then_some(units);
     c.sample = Some(s);
     let suite = SuiteDescriptor {
         fingerprint: None,
@@ -421,10 +446,15 @@ proptest! {
     /// Whole sampled reports, read as a reviewer reads them (the JSON): the laws hold in it.
     #[test]
     fn sampled_reports_never_contradict_themselves(
-        texts in prop::collection::vec(sampled_text(), 0..300),
+        texts in prop::collection::vec(
+            (sampled_text(), prop_oneof![3 => Just(1u64), 1 => 1u64..40]),
+            0..300,
+        ),
     ) {
-        let report = sampled_report(&texts);
+        let report = sampled_report_repeated(&texts);
         report.validate().unwrap();
+        // It reads back as written (the repeat counts included).
+        prop_assert_eq!(&ProfileReport::from_json(&report.to_json()).unwrap(), &report);
         let json = report.to_json();
         let mut tests = Vec::new();
         tests_of(&json, &mut tests);
@@ -674,4 +704,23 @@ fn t_critical_values_match_the_tables() {
         assert!((got - want).abs() < 2e-3, "df {df}: {got} vs {want}");
     }
     assert!(t_critical(Level::DEFAULT, 0).is_infinite());
+}
+
+/// Repeat counts that cannot shadow their line counts (`Σ c²` below `Σ c`, cells that do not
+/// add up) are refused with the field named.
+#[test]
+fn inconsistent_repeat_counts_are_refused() {
+    let text = (true, [(true, true), (false, true)], (true, false), true);
+    let report = sampled_report_repeated(&[(text, 3), (text, 1)]);
+    let json = report.to_json();
+    assert_eq!(json["counts"]["sample"]["repeats"]["all"], 10);
+    assert_eq!(ProfileReport::from_json(&json).unwrap(), report);
+    let mut low = json.clone();
+    low["counts"]["sample"]["repeats"]["all"] = 3.into();
+    let err = ProfileReport::from_json(&low).unwrap_err().to_string();
+    assert!(err.contains("counts.sample.repeats.all"), "{err}");
+    let mut cells = json.clone();
+    cells["counts"]["sample"]["repeats"]["corruptions"]["a"]["labelled"]["both"] = 1.into();
+    let err = ProfileReport::from_json(&cells).unwrap_err().to_string();
+    assert!(err.contains("counts.sample.repeats.a"), "{err}");
 }

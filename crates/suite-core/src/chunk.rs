@@ -1,5 +1,9 @@
 //! Profiles in chunks: bounded memory at any number of texts.
 
+use std::collections::{HashMap, HashSet};
+
+use foldhash::fast::FixedState;
+
 use crate::cache::{Keep, PredictionCache, StageIds};
 use crate::outcome::Outcomes;
 use crate::sample::TeacherSample;
@@ -49,6 +53,13 @@ pub struct ProfileRun<'m, K: Keep> {
     added: usize,
     /// When the teacher answers the transformed texts of a sample only.
     sample: Option<TeacherSample>,
+    /// Lines so far of each clean text seen more than once (by fingerprint): a text's `k`-th
+    /// line counts `2k − 1` into its outcome's squared counts ([`Outcomes::iter_units`]), what a
+    /// teacher sample drawn per distinct text needs for its variance. 16–24 bytes per repeated
+    /// distinct text; nothing for texts seen once.
+    repeated: HashMap<u64, u64, FixedState>,
+    /// The occurrence `k` of each text of the last [`ProfileRun::add`] (1: its first line).
+    occurrences: Vec<u64>,
 }
 
 /// A profile's work on one chunk: run the fresh clean texts (`clean`, whose positions among
@@ -126,6 +137,8 @@ impl<'m, K: Keep> ProfileRun<'m, K> {
             decides: None,
             added: 0,
             sample: None,
+            repeated: HashMap::default(),
+            occurrences: Vec::new(),
         })
     }
 
@@ -182,6 +195,7 @@ impl<'m, K: Keep> ProfileRun<'m, K> {
         E: From<Error>,
     {
         let mut ids = Vec::with_capacity(texts.len());
+        self.occurrences.clear();
         for chunk in texts.chunks(self.chunk_size) {
             self.add_chunk(chunk, profile, &mut ids)?;
         }
@@ -200,14 +214,27 @@ impl<'m, K: Keep> ProfileRun<'m, K> {
     {
         let first = ids.len();
         let mut fresh: Vec<(usize, &str, TextHash)> = Vec::new();
+        // Fresh fingerprints of this chunk: a second line of one is a repeat too.
+        let mut fresh_here: HashSet<u64, FixedState> = HashSet::default();
         for (i, text) in chunk.iter().enumerate() {
             let text = text.as_ref();
             let hash = TextHash::of(text);
-            match self.seen.get(fingerprint(&hash)) {
-                Some(id) => ids.push(id),
+            let print = fingerprint(&hash);
+            match self.seen.get(print) {
+                Some(id) => {
+                    ids.push(id);
+                    let k = self.repeat(print);
+                    self.occurrences.push(k);
+                }
                 None => {
                     ids.push(u32::MAX);
                     fresh.push((first + i, text, hash));
+                    let k = if fresh_here.insert(print) {
+                        1
+                    } else {
+                        self.repeat(print)
+                    };
+                    self.occurrences.push(k);
                 }
             }
         }
@@ -245,11 +272,26 @@ impl<'m, K: Keep> ProfileRun<'m, K> {
             }
             self.cache.reset();
         }
-        for &id in &ids[first..] {
-            self.outcomes.count(id);
+        let occurrences = &self.occurrences[self.occurrences.len() - chunk.len()..];
+        for (&id, &k) in ids[first..].iter().zip(occurrences) {
+            self.outcomes.count_occurrence(id, k);
         }
         self.added += chunk.len();
         Ok(())
+    }
+
+    /// Counts one more line of a text seen before: its occurrence `k` (at least 2).
+    fn repeat(&mut self, print: u64) -> u64 {
+        let k = self.repeated.entry(print).or_insert(1);
+        *k += 1;
+        *k
+    }
+
+    /// The occurrence of each text of the last [`ProfileRun::add`] in this run: 1 for a text's
+    /// first line, `k` for its `k`-th (whatever the chunks). A profile that pairs texts line by
+    /// line (a comparison) weighs the `k`-th line `2k − 1`, so that a text's lines sum to `c²`.
+    pub fn occurrences(&self) -> &[u64] {
+        &self.occurrences
     }
 
     fn check_decides(&mut self, decides: [bool; 2]) -> Result<(), Error> {
@@ -344,5 +386,43 @@ mod tests {
         assert_eq!(run.outcomes().get(ids[0]), [2, 0]);
         assert_eq!(run.fingerprints(), 3);
         assert_eq!(run.decides().unwrap(), [false, false]);
+    }
+
+    #[test]
+    fn each_line_knows_its_occurrence_and_outcomes_sum_squared_counts() {
+        let model = PerItemFn::new(|t: &str| json!(t.len()));
+        let texts = ["ab", "ab", "c", "ab", "de", "c", "ab"];
+        // The same occurrences and Σ c² per outcome for any chunking, repeats within a chunk
+        // and across chunks alike.
+        for chunk in [1, 2, 3, 7] {
+            let mut run = ProfileRun::new(&model, &model, KeepAnswers, &[] as &[&str])
+                .unwrap()
+                .with_chunk_size(chunk);
+            let mut profile = |cache: &mut PredictionCache<'_, KeepAnswers>,
+                               clean: &StageIds,
+                               _: &[usize],
+                               out: &mut OutcomeWriter|
+             -> Result<(), Error> {
+                for &id in clean.ids() {
+                    out.push(&[cache.student(id).as_u64().unwrap_or(0) as u32]);
+                }
+                Ok(())
+            };
+            run.add(&texts[..4], &mut profile).unwrap();
+            assert_eq!(run.occurrences(), [1, 2, 1, 3], "chunk {chunk}");
+            run.add(&texts[4..], &mut profile).unwrap();
+            assert_eq!(run.occurrences(), [1, 2, 4], "chunk {chunk}");
+            // Outcome [2]: "ab" (4 lines) and "de" (1): Σc = 5, Σc² = 17; [1]: "c" (2 lines).
+            let units: Vec<(Vec<u32>, u64, u64)> = run
+                .outcomes()
+                .iter_units()
+                .map(|(o, w, q)| (o.to_vec(), w, q))
+                .collect();
+            assert_eq!(
+                units,
+                [(vec![2, 0], 5, 17), (vec![1, 0], 2, 4)],
+                "chunk {chunk}"
+            );
+        }
     }
 }

@@ -15,6 +15,8 @@ use indexmap::IndexSet;
 pub struct Outcomes {
     set: IndexSet<Box<[u32]>, FixedState>,
     weights: Vec<u64>,
+    /// Per outcome, `Σ c²` over its distinct texts (`c`: a text's lines).
+    squares: Vec<u64>,
 }
 
 impl Outcomes {
@@ -25,14 +27,38 @@ impl Outcomes {
         }
         let (id, _) = self.set.insert_full(outcome.into());
         self.weights.push(0);
+        self.squares.push(0);
         id as u32
     }
 
-    /// Counts one more text with outcome `id`.
+    /// Counts one more text with outcome `id` (a distinct text, or the first line of one).
     pub fn count(&mut self, id: u32) {
-        if let Some(w) = self.weights.get_mut(id as usize) {
+        self.count_occurrence(id, 1);
+    }
+
+    /// Counts the `k`-th line (`k ≥ 1`) of a text with outcome `id`: one more text, and `2k − 1`
+    /// more squared count, so that a text of `c` lines adds `c²` whatever the order.
+    pub fn count_occurrence(&mut self, id: u32, k: u64) {
+        if let (Some(w), Some(q)) = (
+            self.weights.get_mut(id as usize),
+            self.squares.get_mut(id as usize),
+        ) {
             *w += 1;
+            *q += (2 * k.max(1)).saturating_sub(1);
         }
+    }
+
+    /// [`Outcomes::iter`] with each outcome's `Σ c²` over its distinct texts (`c`: a text's
+    /// lines; equal to the number of texts when every text is distinct).
+    pub fn iter_units(&self) -> impl Iterator<Item = (&[u32], u64, u64)> {
+        self.iter()
+            .zip(
+                self.squares
+                    .iter()
+                    .zip(&self.weights)
+                    .filter(|(_, w)| **w > 0),
+            )
+            .map(|((o, w), (&q, _))| (o, w, q))
     }
 
     /// The outcome vector behind `id` (empty for an unknown id).

@@ -11,9 +11,11 @@ use crate::transform::TextHash;
 /// (splitmix64 of the hash's bytes 8..16 mixed with the seed) falls below `fraction · 2⁶⁴`.
 /// So the sample is the same whatever the chunk size, shard or thread (each text decides
 /// alone), a repeated text is in or out every time, and over distinct texts it is a Bernoulli
-/// sample with probability `fraction`: given its size, a simple random sample (the design the
-/// prediction-powered estimators in `profile-stats` assume). One draw per text serves every
-/// stage, so a sampled text is labelled in every stage (its stages pair up text by text).
+/// sample with probability `fraction`: given its size, a simple random sample of distinct
+/// texts, and of lines a cluster sample (clusters: the distinct texts). The prediction-powered
+/// estimators in `profile-stats` take the distinct text as their unit (the engine counts each
+/// text's lines: [`crate::ProfileRun::occurrences`]). One draw per text serves every stage, so
+/// a sampled text is labelled in every stage (its stages pair up text by text).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TeacherSample {
     fraction: f64,

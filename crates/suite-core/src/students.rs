@@ -39,6 +39,27 @@ pub trait StudentRun: Sized {
     /// same suite (so this run's layout reads both).
     fn pair(&self, pair: &mut Self::Pair, first: &[u32], second: &[u32]);
 
+    /// The occurrence of each text of the last [`StudentRun::add_ids`] in the run (1: a text's
+    /// first line; [`crate::ProfileRun::occurrences`]); empty for a run that does not count
+    /// them.
+    fn occurrences(&self) -> &[u64] {
+        &[]
+    }
+
+    /// [`StudentRun::pair`] of a text's `occurrence`-th line, for a pair whose variance needs a
+    /// text's repeats (a teacher sample drawn per distinct text); by default the occurrence is
+    /// not needed.
+    fn pair_occurrence(
+        &self,
+        pair: &mut Self::Pair,
+        first: &[u32],
+        second: &[u32],
+        occurrence: u64,
+    ) {
+        let _ = occurrence;
+        self.pair(pair, first, second);
+    }
+
     /// The report of every text added.
     fn finish(self) -> Result<Self::Report, Self::Error>;
 }
@@ -83,12 +104,15 @@ where
             ids.push(run.add_ids(chunk.as_ref()).map_err(named(name))?);
         }
         teacher.forget();
+        // Every run saw the same texts: the first's occurrences are every run's.
+        let occurrences = runs.first().map_or(&[][..], |r| r.occurrences());
         let mut p = pairs.iter_mut();
         for (i, (a, a_ids)) in runs.iter().zip(&ids).enumerate() {
             for (b, b_ids) in runs[i + 1..].iter().zip(&ids[i + 1..]) {
                 let Some(pair) = p.next() else { break };
-                for (&x, &y) in a_ids.iter().zip(b_ids) {
-                    a.pair(pair, a.outcome(x), b.outcome(y));
+                for (j, (&x, &y)) in a_ids.iter().zip(b_ids).enumerate() {
+                    let k = occurrences.get(j).copied().unwrap_or(1);
+                    a.pair_occurrence(pair, a.outcome(x), b.outcome(y), k);
                 }
             }
         }
