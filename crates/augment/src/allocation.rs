@@ -265,7 +265,9 @@ fn weigh(rule: Rule, g: &StageGap) -> (f64, String) {
     match rule {
         Rule::Gap => {
             let bound = g.lower;
-            let level = format!("{}%", g.level * 100.0);
+            // 0.9833… (a Holm step's level) as 98.33%, 0.95 as 95%.
+            let percent = format!("{:.2}", g.level * 100.0);
+            let level = format!("{}%", percent.trim_end_matches('0').trim_end_matches('.'));
             if bound > 0.0 {
                 (bound, format!("gap's {level} lower bound {bound:+.4} > 0"))
             } else if g.upper < 0.0 {

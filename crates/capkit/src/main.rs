@@ -6,6 +6,7 @@
 // Every stdout write goes through `stdout`, which ends quietly on a closed pipe.
 #![deny(clippy::print_stdout)]
 
+mod augment;
 mod cache;
 mod lines;
 mod mutator;
@@ -41,6 +42,8 @@ enum Command {
     Report(report::Args),
     /// The prediction cache of `capkit profile`: stats, verify, compact, export.
     Cache(cache::Args),
+    /// Teacher-labelled training rows for the stages a student misses, sized by a profile report.
+    Augment(augment::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Profile(args) => profile::run(args),
         Command::Report(args) => report::run(args),
         Command::Cache(args) => cache::run(args),
+        Command::Augment(args) => augment::run(args),
     };
     match result {
         Ok(code) => code,
