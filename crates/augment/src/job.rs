@@ -487,6 +487,7 @@ impl Job {
             calls: 0,
             batches: 0,
             written_to: training.name().to_owned(),
+            buf: String::new(),
         };
         if plan.thresholds.iter().any(Option::is_some) {
             training.visit(&mut |id, text| run.text(id, text))?;
@@ -528,8 +529,10 @@ impl Job {
             summary.teacher_batches += 1;
             for ((i, text), label) in probes.iter().zip(&labels) {
                 let source = format!("probe:{i}");
+                let id = format!("{PROBE_STAGE}-{i}");
                 write_row(
                     out,
+                    &id,
                     PROBE_STAGE,
                     text,
                     label,
@@ -586,15 +589,15 @@ struct Row<'a> {
 
 fn write_row(
     out: &mut dyn Write,
+    id: &str,
     stage: &str,
     text: &str,
     label: &Label,
     source_id: &str,
     reference: Reference,
 ) -> std::io::Result<()> {
-    let id = format!("{stage}-{:016x}", (fingerprint(text) >> 64) as u64);
     let row = Row {
-        id: &id,
+        id,
         text,
         label,
         stage,
@@ -612,10 +615,20 @@ struct Pending {
     text: String,
 }
 
+/// A training text with pending rows.
+struct Source {
+    /// Its id (given, or `blake3:` and its key).
+    id: String,
+    /// 16 hex digits of its blake3: the rows' ids are the stage and this (one row per text and
+    /// stage at most; a repeated text's rows are duplicates, dropped).
+    key: String,
+    /// The text.
+    text: String,
+}
+
 #[derive(Default)]
 struct Chunk {
-    /// (source id, clean text) of the texts with pending rows.
-    sources: Vec<(String, String)>,
+    sources: Vec<Source>,
     rows: Vec<Pending>,
 }
 
@@ -631,6 +644,8 @@ struct Run<'a> {
     calls: u64,
     batches: u64,
     written_to: String,
+    /// Scratch space for normal forms.
+    buf: String,
 }
 
 impl Run<'_> {
@@ -647,7 +662,14 @@ impl Run<'_> {
             }
             let counts = &mut self.rows[i];
             counts.selected += 1;
-            let leak = *clean_leak.get_or_insert_with(|| self.job.eval.leak(text));
+            let leak = match clean_leak {
+                Some(leak) => leak,
+                None => *clean_leak.insert(self.job.eval.leak_of(
+                    text,
+                    fingerprint(text),
+                    &mut self.buf,
+                )),
+            };
             if count_leak(counts, leak) {
                 continue;
             }
@@ -659,7 +681,10 @@ impl Run<'_> {
                 continue;
             }
             let fp: Fingerprint = fingerprint(&transformed);
-            if count_leak(counts, self.job.eval.leak_of(&transformed, fp)) {
+            if count_leak(
+                counts,
+                self.job.eval.leak_of(&transformed, fp, &mut self.buf),
+            ) {
                 continue;
             }
             if !self.seen.insert(fp) {
@@ -667,11 +692,17 @@ impl Run<'_> {
                 continue;
             }
             let s = *source.get_or_insert_with(|| {
+                let key = hash.to_hex();
+                let key = key[..16].to_owned();
                 let sid = match id {
                     Some(id) => id.to_owned(),
-                    None => format!("blake3:{}", &hash.to_hex()[..16]),
+                    None => format!("blake3:{key}"),
                 };
-                self.chunk.sources.push((sid, text.to_owned()));
+                self.chunk.sources.push(Source {
+                    id: sid,
+                    key,
+                    text: text.to_owned(),
+                });
                 self.chunk.sources.len() - 1
             });
             self.chunk.rows.push(Pending {
@@ -697,7 +728,7 @@ impl Run<'_> {
         let stages = &self.job.stages;
         fn asked<'c>(stages: &[Stage], chunk: &'c Chunk, p: &'c Pending) -> &'c str {
             match stages[p.stage].label {
-                Reference::TeacherClean => &chunk.sources[p.source].1,
+                Reference::TeacherClean => &chunk.sources[p.source].text,
                 Reference::TeacherTransformed => &p.text,
             }
         }
@@ -729,12 +760,15 @@ impl Run<'_> {
         self.batches += 1;
         for (p, slot) in chunk.rows.iter().zip(slots) {
             let stage = &self.job.stages[p.stage];
+            let source = &chunk.sources[p.source];
+            let id = format!("{}-{}", stage.name, source.key);
             write_row(
                 self.out,
+                &id,
                 &stage.name,
                 &p.text,
                 &labels[slot],
-                &chunk.sources[p.source].0,
+                &source.id,
                 stage.label,
             )
             .map_err(|e| Error::io(&format!("rows of {}", self.written_to), e))?;

@@ -5,7 +5,9 @@ use std::collections::HashSet;
 
 use unicode_normalization::UnicodeNormalization as _;
 
-/// A 128-bit fingerprint of a text (the first 16 bytes of its blake3).
+/// A 128-bit fingerprint of a text, for the in-memory sets only (never written: foldhash's
+/// output may change between its versions): two fixed-seed foldhash hashes, a fraction of a
+/// blake3's cost on short texts, colliding about once in 2^64 pairs.
 pub(crate) type Fingerprint = u128;
 
 /// The fixed-seed set of fingerprints (lookups only: no iteration order reaches output).
@@ -13,10 +15,10 @@ pub(crate) type Set = HashSet<Fingerprint, foldhash::fast::FixedState>;
 
 /// The fingerprint of `text`.
 pub(crate) fn fingerprint(text: &str) -> Fingerprint {
-    let hash = blake3::hash(text.as_bytes());
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&hash.as_bytes()[..16]);
-    u128::from_le_bytes(bytes)
+    use std::hash::BuildHasher as _;
+    let low = foldhash::quality::FixedState::with_seed(0x243f_6a88_85a3_08d3).hash_one(text);
+    let high = foldhash::quality::FixedState::with_seed(0x1319_8a2e_0370_7344).hash_one(text);
+    (u128::from(high) << 64) | u128::from(low)
 }
 
 /// The leak check's normalisation: Unicode NFC, then lower case (Rust's `str::to_lowercase`,
@@ -29,6 +31,13 @@ pub(crate) fn fingerprint(text: &str) -> Fingerprint {
 /// ```
 pub fn normalise(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    normalise_into(text, &mut out);
+    out
+}
+
+/// [`normalise`] into `out` (cleared first), reusing its allocation.
+pub(crate) fn normalise_into(text: &str, out: &mut String) {
+    out.clear();
     if text.is_ascii() {
         for word in text.split_ascii_whitespace() {
             if !out.is_empty() {
@@ -39,7 +48,7 @@ pub fn normalise(text: &str) -> String {
         // The fast path is the slow one's result unless the text has a vertical tab (U+000B),
         // the one ASCII `White_Space` character `split_ascii_whitespace` keeps.
         if !text.contains('\u{b}') {
-            return out;
+            return;
         }
         out.clear();
     }
@@ -50,7 +59,6 @@ pub fn normalise(text: &str) -> String {
         }
         out.push_str(word);
     }
-    out
 }
 
 /// How a text leaked.
@@ -95,20 +103,21 @@ impl EvalTexts {
         self.texts == 0
     }
 
-    /// Whether `text` (whose exact fingerprint is `exact`) is an evaluation text, and how.
-    pub(crate) fn leak_of(&self, text: &str, exact: Fingerprint) -> Option<Leak> {
+    /// Whether `text` (whose exact fingerprint is `exact`) is an evaluation text, and how;
+    /// `buf` is scratch space for its normal form.
+    pub(crate) fn leak_of(&self, text: &str, exact: Fingerprint, buf: &mut String) -> Option<Leak> {
         if self.exact.contains(&exact) {
-            Some(Leak::Exact)
-        } else if self.normalised.contains(&fingerprint(&normalise(text))) {
-            Some(Leak::Normalised)
-        } else {
-            None
+            return Some(Leak::Exact);
         }
+        normalise_into(text, buf);
+        self.normalised
+            .contains(&fingerprint(buf))
+            .then_some(Leak::Normalised)
     }
 
     /// Whether `text` is an evaluation text, and how.
     pub fn leak(&self, text: &str) -> Option<Leak> {
-        self.leak_of(text, fingerprint(text))
+        self.leak_of(text, fingerprint(text), &mut String::new())
     }
 }
 

@@ -7,8 +7,6 @@
 //! `k` distinct texts). The `k` smallest keys of a union are the `k` smallest of the parts'
 //! `k` smallest, so [`Sketch`]es of shards merge exactly.
 
-use std::collections::BTreeSet;
-
 /// The key of stage `stage` under `seed`: the first 8 bytes of
 /// blake3(`capkit-augment/1`, seed as 8 little-endian bytes, stage name).
 pub(crate) fn stage_key(seed: u64, stage: &str) -> u64 {
@@ -34,46 +32,96 @@ pub(crate) fn text_key(hash: &[u8; 32], stage_key: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// One stage's smallest distinct keys: a buffer of candidates below `bound`, pruned to the `k`
+/// smallest (sorted, repeats removed) whenever it holds `2k`, so each key costs O(log k)
+/// amortised and memory stays within `2k` keys.
+#[derive(Debug, Clone)]
+struct Smallest {
+    k: usize,
+    keys: Vec<u64>,
+    /// Keys above it cannot be among the `k` smallest (the largest kept after a prune).
+    bound: u64,
+}
+
+impl Smallest {
+    fn add(&mut self, key: u64) {
+        if self.k == 0 || key > self.bound {
+            return;
+        }
+        self.keys.push(key);
+        if self.keys.len() >= self.k.saturating_mul(2).max(16) {
+            self.prune();
+        }
+    }
+
+    fn prune(&mut self) {
+        self.keys.sort_unstable();
+        self.keys.dedup();
+        if self.keys.len() >= self.k {
+            self.keys.truncate(self.k);
+            if let Some(&last) = self.keys.last() {
+                self.bound = last;
+            }
+        }
+    }
+
+    /// The `k` smallest distinct keys, ascending.
+    fn smallest(&self) -> Vec<u64> {
+        let mut s = self.clone();
+        s.prune();
+        s.keys
+    }
+}
+
 /// Per stage, the smallest distinct keys seen, as many as the stage's rows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Sketch {
-    stages: Vec<(u64, BTreeSet<u64>)>,
+    stages: Vec<Smallest>,
+}
+
+impl PartialEq for Sketch {
+    fn eq(&self, other: &Sketch) -> bool {
+        self.stages.len() == other.stages.len()
+            && self
+                .stages
+                .iter()
+                .zip(&other.stages)
+                .all(|(a, b)| a.k == b.k && a.smallest() == b.smallest())
+    }
 }
 
 impl Sketch {
     /// An empty sketch for stages allotted `rows` each.
     pub fn new(rows: &[u64]) -> Sketch {
         Sketch {
-            stages: rows.iter().map(|&k| (k, BTreeSet::new())).collect(),
+            stages: rows
+                .iter()
+                .map(|&k| Smallest {
+                    k: usize::try_from(k).unwrap_or(usize::MAX),
+                    keys: Vec::new(),
+                    bound: u64::MAX,
+                })
+                .collect(),
         }
     }
 
     /// Adds a text's key for stage `stage`.
     #[inline]
     pub(crate) fn add(&mut self, stage: usize, key: u64) {
-        let Some((k, keys)) = self.stages.get_mut(stage) else {
-            return;
-        };
-        let k = usize::try_from(*k).unwrap_or(usize::MAX);
-        if k == 0 {
-            return;
-        }
-        if keys.len() < k {
-            keys.insert(key);
-        } else if keys.last().is_some_and(|&max| key < max) && keys.insert(key) {
-            keys.pop_last();
+        if let Some(s) = self.stages.get_mut(stage) {
+            s.add(key);
         }
     }
 
     /// Whether stage `stage` takes any text.
     pub(crate) fn wants(&self, stage: usize) -> bool {
-        self.stages.get(stage).is_some_and(|(k, _)| *k > 0)
+        self.stages.get(stage).is_some_and(|s| s.k > 0)
     }
 
     /// The sketch of both texts sets (the stages' rows must be the same).
     pub fn merge(&mut self, other: &Sketch) {
-        for (stage, (_, keys)) in other.stages.iter().enumerate() {
-            for &key in keys {
+        for (stage, s) in other.stages.iter().enumerate() {
+            for key in s.smallest() {
                 self.add(stage, key);
             }
         }
@@ -84,10 +132,12 @@ impl Sketch {
     pub fn thresholds(&self) -> Vec<Option<u64>> {
         self.stages
             .iter()
-            .map(|(k, keys)| {
-                if *k == 0 {
-                    None
-                } else if (keys.len() as u64) < *k {
+            .map(|s| {
+                if s.k == 0 {
+                    return None;
+                }
+                let keys = s.smallest();
+                if keys.len() < s.k {
                     Some(u64::MAX)
                 } else {
                     keys.last().copied()
