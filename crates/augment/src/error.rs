@@ -85,14 +85,6 @@ pub enum Error {
         #[source]
         error: std::io::Error,
     },
-    /// The training texts read differently on a later pass (the file changed meanwhile).
-    #[error("{file}: the training texts changed between two readings ({message})")]
-    Changed {
-        /// The training texts' name.
-        file: String,
-        /// What differed.
-        message: String,
-    },
     /// The teacher failed, or answered a batch with the wrong number of labels.
     #[error("teacher, stage `{stage}`: {message}")]
     Teacher {

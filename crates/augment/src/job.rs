@@ -447,12 +447,7 @@ impl Job {
 
     /// The plan over all of `training`: count, allocate, select (two passes).
     pub fn plan(&self, training: &dyn TrainingTexts) -> Result<Plan, Error> {
-        let mut n = 0u64;
-        training.visit(&mut |_, _| {
-            n += 1;
-            Ok(())
-        })?;
-        let allocation = self.allocation(n);
+        let allocation = self.allocation(training.count()?);
         let sketch = self.sketch(&allocation, training)?;
         Ok(Plan::new(allocation, &sketch))
     }

@@ -21,6 +21,17 @@ pub trait TrainingTexts {
     fn name(&self) -> &str;
     /// Calls `visit` with every text, in order.
     fn visit(&self, visit: &mut Visitor<'_>) -> Result<(), Error>;
+
+    /// The number of texts (by default a pass of [`TrainingTexts::visit`]; a source that can
+    /// count faster says so).
+    fn count(&self) -> Result<u64, Error> {
+        let mut n = 0u64;
+        self.visit(&mut |_, _| {
+            n += 1;
+            Ok(())
+        })?;
+        Ok(n)
+    }
 }
 
 /// Training texts held in memory, with optional ids.
@@ -77,6 +88,12 @@ impl TextsFile {
         &self.path
     }
 
+    fn jsonl(&self) -> bool {
+        self.path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
+    }
+
     /// blake3 of the file's bytes (hex), as a profile report's `texts` block holds it.
     pub fn blake3(&self) -> Result<String, Error> {
         let file = File::open(&self.path).map_err(|e| Error::io(&self.name, e))?;
@@ -93,12 +110,35 @@ impl TrainingTexts for TextsFile {
         &self.name
     }
 
+    /// A file of one text per line is counted by its line breaks, without decoding (its lines
+    /// are checked when they are read); a `.jsonl` file (which skips blank lines) by a pass.
+    fn count(&self) -> Result<u64, Error> {
+        if self.jsonl() {
+            let mut n = 0u64;
+            self.visit(&mut |_, _| {
+                n += 1;
+                Ok(())
+            })?;
+            return Ok(n);
+        }
+        let mut file = File::open(&self.path).map_err(|e| Error::io(&self.name, e))?;
+        let mut buf = vec![0u8; 1 << 16];
+        let (mut n, mut last) = (0u64, b'\n');
+        loop {
+            let read =
+                std::io::Read::read(&mut file, &mut buf).map_err(|e| Error::io(&self.name, e))?;
+            if read == 0 {
+                // A last line without a line break is a text too.
+                return Ok(n + u64::from(last != b'\n'));
+            }
+            n += buf[..read].iter().filter(|&&b| b == b'\n').count() as u64;
+            last = buf[read - 1];
+        }
+    }
+
     fn visit(&self, visit: &mut Visitor<'_>) -> Result<(), Error> {
         let file = File::open(&self.path).map_err(|e| Error::io(&self.name, e))?;
-        let jsonl = self
-            .path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
+        let jsonl = self.jsonl();
         let mut reader = BufReader::with_capacity(1 << 16, file);
         let mut buf = Vec::new();
         let mut line = 0u64;
@@ -176,15 +216,23 @@ mod tests {
         let path = dir.path().join(name);
         std::fs::write(&path, content).map_err(|e| Error::io("tmp", e))?;
         let mut out = Vec::new();
-        TextsFile::new(&path).visit(&mut |id, t| {
+        let file = TextsFile::new(&path);
+        file.visit(&mut |id, t| {
             out.push((id.map(str::to_owned), t.to_owned()));
             Ok(())
         })?;
+        assert_eq!(
+            file.count()?,
+            out.len() as u64,
+            "the count is the texts read"
+        );
         Ok(out)
     }
 
     #[test]
     fn lines_and_jsonl_read_like_capkit_profile() {
+        assert_eq!(read("t.txt", "").unwrap(), []);
+        assert_eq!(read("t.txt", "a\n").unwrap(), [(None, "a".into())]);
         let plain = read("t.txt", " a \r\n\nb").unwrap();
         assert_eq!(
             plain,

@@ -90,6 +90,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let json: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| anyhow::anyhow!("--report {at}: not JSON: {e}"))?;
     let evaluation = Evaluation::from_json(&json, &at, args.student.as_deref())?;
+    // The rows replace --out only at the end: never over a file this run reads.
+    for (input, flag) in [
+        (&args.train, "--train"),
+        (&args.eval_texts, "--eval-texts"),
+        (&args.report, "--report"),
+    ] {
+        if same_file(input, &args.out) || same_file(input, &augment::summary_path(&args.out)) {
+            anyhow::bail!("--out {}: the same file as {flag}", args.out.display());
+        }
+    }
     let eval_texts = TextsFile::new(&args.eval_texts);
     let training = TextsFile::new(&args.train);
     augment::check_files(&evaluation, &eval_texts, &training)?;
@@ -150,4 +160,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     teacher.report_cache();
     crate::stdout::write(summary.to_text().as_bytes()).context("writing to stdout")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether two paths name one existing file.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }

@@ -174,6 +174,14 @@ fn bad_inputs_are_refused_before_anything_is_written() {
         ),
         "--teacher-budget: a budget of 0 teacher calls labels nothing",
     );
+    refused(
+        augment(dir.path(), &report, &train, "train.txt", &[]),
+        "train.txt: the same file as --train",
+    );
+    refused(
+        augment(dir.path(), &report, &train, "train.txt", &[]),
+        "train.txt: the same file as --train",
+    );
     let mut cmd = capkit_in(&root());
     cmd.args(["augment", "--report"])
         .arg(&report)
