@@ -226,6 +226,56 @@ fn disagreeing_probes_are_rows_of_their_own() {
 }
 
 #[test]
+fn a_comparison_names_its_student() {
+    let spec = spec();
+    let report = ProfileReport::from_json(&report(&spec)).unwrap();
+    let outcomes = || profile_stats::StudentOutcomes {
+        clean: vec![true; 200],
+        corruptions: spec
+            .corruptions
+            .iter()
+            .map(|c| (c.name.clone(), vec![true; 200]))
+            .collect(),
+        invariances: spec
+            .invariances
+            .iter()
+            .map(|c| (c.name.clone(), vec![false; 200]))
+            .collect(),
+    };
+    let runs = vec![
+        ("cmd:a".to_owned(), report.clone(), outcomes()),
+        ("cmd:b".to_owned(), report, outcomes()),
+    ];
+    let json = profile_stats::Comparison::of_runs(Some("cmd:t".into()), runs).to_json();
+    let chosen = Evaluation::from_json(&json, "cmp.json", Some("cmd:b")).unwrap();
+    assert_eq!(chosen.student.as_deref(), Some("cmd:b"));
+    assert!(
+        Job::new(
+            &chosen,
+            &spec,
+            Catalogue::standard(),
+            &InMemory::default(),
+            Options::default()
+        )
+        .is_ok()
+    );
+    let err = Evaluation::from_json(&json, "cmp.json", None)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "cmp.json: a comparison of 2 students: name the one to augment for (its students: cmd:a, cmd:b)"
+    );
+    let err = Evaluation::from_json(&json, "cmp.json", Some("c"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("cmp.json: no student `c` in the comparison"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_report_of_another_suite_is_refused() {
     let mut other = spec();
     other.invariances.pop();
