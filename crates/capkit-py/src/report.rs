@@ -59,7 +59,9 @@ pub(crate) fn report_suite(
 fn envelope<'a>(spec: Option<&'a SuiteSpec>, texts: &[String]) -> runner::Envelope<'a> {
     runner::Envelope {
         suite: spec,
-        texts: Some(runner::TextsFingerprint::of(texts.iter().map(String::as_str)).entry()),
+        texts: Some(runner::TextsEntry::of(&runner::TextsFingerprint::of(
+            texts.iter().map(String::as_str),
+        ))),
         runs: Vec::new(),
     }
 }
@@ -319,7 +321,9 @@ fn _merge_shards<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
     let files = report_files(reports)?;
-    let entry = runner::TextsFingerprint::of(texts.iter().map(String::as_str)).entry();
+    let entry = runner::TextsEntry::of(&runner::TextsFingerprint::of(
+        texts.iter().map(String::as_str),
+    ));
     let merged = runner::merge_shards(files, entry).map_err(|e| runner_error(py, e))?;
     to_py(py, &merged.to_json())
 }

@@ -9,6 +9,7 @@
 // Every stdout write goes through `stdout`, which ends quietly on a closed pipe.
 #![deny(clippy::print_stdout)]
 
+mod augment;
 mod cache;
 mod mutator;
 mod outfile;
@@ -43,6 +44,8 @@ enum Command {
     Report(report::Args),
     /// The prediction cache of `capkit profile`: stats, verify, compact, export.
     Cache(cache::Args),
+    /// Teacher-labelled training rows for the stages a student misses, sized by a profile report.
+    Augment(augment::Args),
 }
 
 /// Runs the command line `args` (the program's name first, as `std::env::args_os` gives it) and
@@ -69,6 +72,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
         Command::Profile(args) => profile::run(*args),
         Command::Report(args) => report::run(args),
         Command::Cache(args) => cache::run(args),
+        Command::Augment(args) => augment::run(args),
     };
     match result {
         Ok(code) => code,

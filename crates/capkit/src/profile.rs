@@ -29,9 +29,9 @@ mod catalogue;
 mod compare;
 mod gate;
 mod merge;
-mod model;
+pub(crate) mod model;
 mod output;
-mod progress;
+pub(crate) mod progress;
 mod report;
 mod run_info;
 mod slices;
@@ -282,7 +282,7 @@ impl SampleArgs {
 
 /// How models are reached: cache, batching, timeouts, the OpenAI-compatible API.
 #[derive(Debug, clap::Args)]
-struct RunArgs {
+pub(crate) struct RunArgs {
     /// Directory of the prediction cache (default: $XDG_CACHE_HOME/capkit or ~/.cache/capkit).
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
@@ -315,7 +315,7 @@ struct RunArgs {
     /// Texts read and profiled at once: each chunk goes through every stage (one batch per
     /// model and stage), then only its counts are kept, so memory is bounded by the chunk.
     #[arg(long, value_name = "N", default_value_t = suite_core::DEFAULT_CHUNK_SIZE, value_parser = parse_chunk_size)]
-    chunk_size: usize,
+    pub(crate) chunk_size: usize,
 }
 
 fn parse_chunk_size(s: &str) -> Result<usize, String> {
@@ -327,14 +327,14 @@ fn parse_chunk_size(s: &str) -> Result<usize, String> {
 
 /// How a run reaches its models: the adapters' settings, and the prediction cache's directory
 /// (`None`: `--no-cache`).
-struct Reach {
+pub(crate) struct Reach {
     settings: Settings,
     cache_dir: Option<PathBuf>,
 }
 
 impl RunArgs {
     /// The adapters' settings for `task`.
-    fn settings(&self, task: Task) -> anyhow::Result<Reach> {
+    pub(crate) fn settings(&self, task: Task) -> anyhow::Result<Reach> {
         if !(self.timeout.is_finite() && self.timeout > 0.0) {
             bail!("--timeout must be a positive number of seconds");
         }
@@ -382,7 +382,7 @@ fn checked_fields(fields: &[String]) -> anyhow::Result<Vec<String>> {
 }
 
 /// Opens the model `raw` names for `side` (`flag` names it in errors).
-fn open_model(
+pub(crate) fn open_model(
     raw: &str,
     flag: &str,
     reach: &Reach,

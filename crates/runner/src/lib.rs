@@ -18,7 +18,7 @@
 //! use runner::texts::TextsFingerprint;
 //! // A report's texts block is a fingerprint of the texts, however they were given.
 //! let print = TextsFingerprint::of(["good food", "bad service"]);
-//! assert_eq!(print.entry().count, 2);
+//! assert_eq!(runner::TextsEntry::of(&print).count, 2);
 //! ```
 #![forbid(unsafe_code)]
 

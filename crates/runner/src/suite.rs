@@ -146,10 +146,7 @@ impl SuiteFile {
 
 /// `blake3:` of `spec`'s canonical JSON (see [`SuiteFile::fingerprint`]).
 pub fn fingerprint(spec: &SuiteSpec) -> String {
-    format!(
-        "blake3:{}",
-        blake3::hash(spec.to_json_string().as_bytes()).to_hex()
-    )
+    spec.fingerprint()
 }
 
 fn tracked(original: &Transform, stage: usize, tracker: &Arc<AtomicUsize>) -> Transform {

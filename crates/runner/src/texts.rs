@@ -16,6 +16,7 @@ use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+pub use suite_core::TextsFingerprint;
 
 use crate::error::Error;
 
@@ -61,46 +62,6 @@ pub struct Record {
     pub columns: Map<String, Value>,
 }
 
-/// The fingerprint of a sequence of texts: how many, and blake3 over each text's UTF-8 bytes
-/// followed by the byte `0xFF` (which UTF-8 never contains, so no two sequences share a
-/// stream). Additive in order: fingerprinting texts one by one or all at once is the same.
-#[derive(Debug, Clone, Default)]
-pub struct TextsFingerprint {
-    hasher: blake3::Hasher,
-    count: usize,
-}
-
-impl TextsFingerprint {
-    /// Adds the next text.
-    pub fn add(&mut self, text: &str) {
-        self.hasher.update(text.as_bytes());
-        self.hasher.update(&[0xFF]);
-        self.count += 1;
-    }
-
-    /// The fingerprint of `texts`.
-    pub fn of<'a>(texts: impl IntoIterator<Item = &'a str>) -> TextsFingerprint {
-        let mut print = TextsFingerprint::default();
-        for text in texts {
-            print.add(text);
-        }
-        print
-    }
-
-    /// The number of texts added.
-    pub fn count(&self) -> usize {
-        self.count
-    }
-
-    /// The `texts` entry of a report: `{"count", "blake3"}`.
-    pub fn entry(&self) -> TextsEntry {
-        TextsEntry {
-            count: self.count,
-            blake3: self.hasher.finalize().to_hex().to_string(),
-        }
-    }
-}
-
 /// One entry of a report's `texts` block: the texts one run counted (a merged report lists one
 /// per shard), so that a merge can refuse a shard given twice.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -109,6 +70,16 @@ pub struct TextsEntry {
     pub count: usize,
     /// Their fingerprint ([`TextsFingerprint`]).
     pub blake3: String,
+}
+
+impl TextsEntry {
+    /// The entry of the texts `print` fingerprinted.
+    pub fn of(print: &TextsFingerprint) -> TextsEntry {
+        TextsEntry {
+            count: print.count(),
+            blake3: print.hex(),
+        }
+    }
 }
 
 /// What the first pass learns of a texts file.
@@ -264,7 +235,7 @@ pub fn scan(path: &Path, format: &TextsFormat) -> Result<TextsInfo, Error> {
     Ok(TextsInfo {
         path: path.to_owned(),
         file_blake3: file.finalize().to_hex().to_string(),
-        texts: texts.entry(),
+        texts: TextsEntry::of(&texts),
     })
 }
 
@@ -329,7 +300,7 @@ mod tests {
         assert_eq!(info.count(), all.len());
         assert_eq!(
             info.texts,
-            TextsFingerprint::of(chunked.iter().map(String::as_str)).entry()
+            TextsEntry::of(&TextsFingerprint::of(chunked.iter().map(String::as_str)))
         );
         Ok(all)
     }
@@ -428,9 +399,9 @@ mod tests {
     fn a_plain_file_and_its_jsonl_twin_have_one_fingerprint() {
         let plain = read_with("t.txt", b"a\nb c\n", &TextsFormat::default()).unwrap();
         assert_eq!(plain.len(), 2);
-        let one = TextsFingerprint::of(["a", "b c"]).entry();
-        let two = TextsFingerprint::of(["a", "b", "c"]).entry();
-        let joined = TextsFingerprint::of(["ab c"]).entry();
+        let one = TextsEntry::of(&TextsFingerprint::of(["a", "b c"]));
+        let two = TextsEntry::of(&TextsFingerprint::of(["a", "b", "c"]));
+        let joined = TextsEntry::of(&TextsFingerprint::of(["ab c"]));
         assert_ne!(one.blake3, two.blake3);
         assert_ne!(one.blake3, joined.blake3);
     }

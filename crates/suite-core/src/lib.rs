@@ -47,6 +47,7 @@
 mod cache;
 mod chunk;
 mod error;
+mod fingerprint;
 mod kept;
 mod memo;
 #[cfg(feature = "mixle-compat")]
@@ -71,6 +72,7 @@ pub use chunk::{
     escalations,
 };
 pub use error::Error;
+pub use fingerprint::TextsFingerprint;
 pub use memo::Memo;
 #[cfg(feature = "mixle-compat")]
 pub use mixle_rng::MixleTypo;

@@ -358,6 +358,16 @@ impl SuiteSpec {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// `blake3:` and the hash of the spec's canonical JSON ([`SuiteSpec::to_json_string`]):
+    /// equal for equal suites however their files are laid out, so reports of one suite merge
+    /// and reports of two suites never do. Every report's suite block holds it.
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "blake3:{}",
+            blake3::hash(self.to_json_string().as_bytes()).to_hex()
+        )
+    }
+
     /// Builds the suite of built-in transforms, validating every parameter (e.g. typo rates).
     pub fn build(&self) -> Result<CapabilitySuite, Error> {
         self.build_with(&BuiltIns)
