@@ -517,18 +517,12 @@ impl TextsFileArgs {
 
 /// A runner error as the command line says it: naming the flag that gave what was wrong.
 pub(crate) fn cli_error(e: runner::Error) -> anyhow::Error {
-    use runner::{Error, SampleRequest};
+    use runner::Error;
     let flag = match &e {
         Error::Texts { .. } => "--texts ",
         Error::SuiteRead { .. } | Error::Suite { path: Some(_), .. } => "--suite ",
-        Error::Sample {
-            request: SampleRequest::Fraction(_),
-            ..
-        } => "--teacher-sample: ",
-        Error::Sample {
-            request: SampleRequest::Budget(_),
-            ..
-        } => "--teacher-budget: ",
+        Error::Sample { budget: false, .. } => "--teacher-sample: ",
+        Error::Sample { budget: true, .. } => "--teacher-budget: ",
         Error::Aliases(_) => "--alias: ",
         _ => "",
     };

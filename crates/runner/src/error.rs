@@ -1,7 +1,5 @@
 //! Errors of `capkit-runner`: each names what was wrong (file, line, field, shard).
 
-use crate::plan::SampleRequest;
-
 /// Everything a job can refuse or fail on.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -87,8 +85,8 @@ pub enum Error {
     /// A teacher sample that cannot be drawn.
     #[error("{message}")]
     Sample {
-        /// What was asked for.
-        request: SampleRequest,
+        /// Whether a budget of teacher calls was asked for (else a fraction).
+        budget: bool,
         /// Why it is refused.
         message: String,
     },

@@ -35,7 +35,8 @@ pub fn teacher_design(
     let Some(request) = request else {
         return Ok(None);
     };
-    let refused = |message: String| Error::Sample { request, message };
+    let budget = matches!(request, SampleRequest::Budget(_));
+    let refused = |message: String| Error::Sample { budget, message };
     if extract {
         return Err(refused(profile_stats::RATIO_SAMPLE_REFUSED.to_owned()));
     }
