@@ -51,9 +51,11 @@ mod document;
 mod error;
 mod figures;
 pub mod format;
+mod names;
 mod page;
 mod parts;
 mod profile;
+pub mod recommend;
 mod style;
 pub mod svg;
 mod typo;
@@ -62,6 +64,7 @@ mod whose;
 
 pub use document::{ComparisonDocument, Document, FileInfo, ProfileDocument, RunInfo, TextsInfo};
 pub use error::Error;
+pub use names::{ModelName, short_names};
 pub use page::{Input, Meta, render};
 pub use parts::Source;
 // Documents are JSON: a crate that depends on `capkit-report` alone can build them.

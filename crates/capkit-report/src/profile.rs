@@ -272,17 +272,25 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
     let report = &doc.report;
     let figures = Figures::of(report);
     let level = report.settings.level.get();
+    let recommendation = crate::recommend::recommend_profile(report);
+    let (student, teacher) = (&recommendation.student, &recommendation.teacher);
     html! {
-        @match &figures {
-            Figures::Classify(_) => h2 { "Classifier profile" },
-            Figures::Extract(_) => h2 { "Extractor profile" },
+        // Named, so that several profiles on one page have headings of their own.
+        h2 {
+            @match &figures {
+                Figures::Classify(_) => "Classifier profile: ",
+                Figures::Extract(_) => "Extractor profile: ",
+            }
+            bdi { (student) } " against " bdi { (teacher) } " "
+            span.h-source { "(" (source.name) ")" }
         }
+        (crate::verdict::profile_recommendation(&recommendation, ids))
         (crate::verdict::profile(report, &figures))
-        (cards(report, &figures))
+        (cards(report, &figures, ids))
         (curves_section(report, &figures, ids))
         @match &figures {
             Figures::Classify(a) => {
-                (classify_corruptions(a, &report.suite, level, report.n()))
+                (classify_corruptions(a, &report.suite, level, report.n(), ids))
                 (whose::whose_section(a, report.n(), level, ids))
                 (invariances_section(&figures.invariances(), &report.suite, level, ids, "label", report.n()))
                 @if let Some(e) = &report.examples {
@@ -290,7 +298,7 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
                 }
             }
             Figures::Extract(a) => {
-                (extract_corruptions(a, &report.suite, level))
+                (extract_corruptions(a, &report.suite, level, ids))
                 (invariances_section(&figures.invariances(), &report.suite, level, ids, "record", report.n()))
                 (extract_f1_under_invariances(a))
                 (validity_section(a, ids))
@@ -305,7 +313,7 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
         }
         (methods(level, sampled(report)))
         // What was run, with its hashes and versions: at the end, not in the reader's way.
-        section.provenance {
+        section.provenance id=(ids.section("provenance")) {
             h3 { "Provenance" }
             dl.meta {
                 (source_rows(source))
@@ -402,7 +410,7 @@ pub(crate) fn settings_rows(report: &ProfileReport) -> Markup {
     }
 }
 
-fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
+fn cards(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Markup {
     let level = report.settings.level.get();
     // A rewrite that changed no text measures nothing: it is not counted either way.
     let invariances: Vec<_> = figures
@@ -415,9 +423,24 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
         .filter(|i| Direction::of(i.test, level) == Direction::FirstHigher)
         .count();
     let left_out = figures.invariances().len() - invariances.len();
+    // A sampled teacher: a tile's count can move with the sample alone, so it says from how
+    // many texts it is estimated and how many invariances the sample leaves undecided (the
+    // student's estimate is the higher, but not significantly).
+    let sample = match &report.counts {
+        Counts::Classify(c) => c.sample.as_ref().map(|s| s.labelled),
+        Counts::Extract(_) => None,
+    };
+    let undecided = invariances
+        .iter()
+        .filter(|i| {
+            i.test.difference.method == Method::PpiPowerTuned
+                && Direction::of(i.test, level) == Direction::NoDifference
+                && i.test.difference.estimate.is_some_and(|d| d > 0.0)
+        })
+        .count();
     let invariances = invariances.len();
     html! {
-        div.cards {
+        div.cards id=(ids.section("cards")) {
             @match figures {
                 Figures::Classify(a) => div.card {
                     "Clean agreement" span.big { (percent(a.clean.agreement.estimate)) }
@@ -448,6 +471,9 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
                     }
                     span.small { "threshold " (percent(Some(curve.break_even.threshold)))
                         @if let Some(a) = curve.auc { "; area " (format!("{a:.3}")) } }
+                    @if let (Some(k), Some(_)) = (sample, &curve.estimated) {
+                        span.small.sampled { "estimated from " (k) " texts: it can move with the sample" }
+                    }
                 }
             }
             @if invariances > 0 {
@@ -455,6 +481,9 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
                     "Invariances" span.big { (worse) " of " (invariances) }
                     span.small { "where the student is significantly less invariant than the teacher"
                         @if left_out > 0 { " (" (left_out) " that changed no text left out)" } }
+                    @if let Some(k) = sample {
+                        span.small.sampled { "estimated from " (k) " texts; " (undecided) " invariance" @if undecided != 1 { "s" } " not decidable at this sample" }
+                    }
                 }
             }
         }
@@ -594,15 +623,18 @@ fn classify_corruptions(
     suite: &profile_stats::SuiteDescriptor,
     level: f64,
     n: u64,
+    ids: &Ids,
 ) -> Markup {
     // Older reports did not count changed texts: their tables keep today's columns.
     let counted = a.corruptions.values().any(|c| c.texts_changed.is_some());
+    // Estimated figures carry "(estimated)": their cells may wrap, so the table fits.
+    let estimated = a.corruptions.values().any(|c| c.estimated.is_some());
     html! {
         @if !a.corruptions.is_empty() {
-            section.corruptions {
+            section.corruptions id=(ids.section("corruptions")) {
                 h3 { "Corruptions" }
                 (scroll(html! {
-                    table {
+                    table class=[estimated.then_some("wraps")] {
                         caption {
                             "Agreement with the teacher under each corruption"
                             @if counted { " (against the reference each stage declares)" }
@@ -644,10 +676,11 @@ fn extract_corruptions(
     a: &ExtractAnalysis,
     suite: &profile_stats::SuiteDescriptor,
     level: f64,
+    ids: &Ids,
 ) -> Markup {
     html! {
         @if !a.corruptions.is_empty() {
-            section.corruptions {
+            section.corruptions id=(ids.section("corruptions")) {
                 h3 { "Corruptions" }
                 (scroll(html! {
                     table {
@@ -738,7 +771,7 @@ fn invariances_section(
             .collect(),
     };
     html! {
-        section.invariances {
+        section.invariances id=(ids.section("invariances")) {
             h3 { "Invariances" }
             p.note { "A violation is a text whose " (answer) " changes under a rewrite that should not change it. "
                 "Student and teacher are paired text by text (McNemar's score test, Tango's interval of the difference; p-values Holm-adjusted over every paired test of this page)." }
@@ -1047,7 +1080,7 @@ pub(crate) fn abstention_section(
             .collect(),
     };
     html! {
-        section.abstention {
+        section.abstention id=(ids.section("abstention")) {
             h3 { "Abstention" }
             p.note { "The " (measure) " on all clean texts is " (percent(baseline.estimate)) ". Escalating well raises the same agreement on the texts a side answers (selective agreement) above it, at the cost of coverage." }
             div.stack {
@@ -1062,13 +1095,14 @@ pub(crate) fn abstention_section(
 /// on each student's own profile page).
 pub(crate) fn comparison_abstention(
     students: &[(&str, &ProfileReport, &AbstentionAnalysis)],
+    ids: &Ids,
 ) -> Markup {
     let Some((_, first, _)) = students.first() else {
         return html! {};
     };
     let measure = agreement_measure(first.task());
     html! {
-        section.abstention {
+        section.abstention id=(ids.section("abstention")) {
             h3 { "Abstention" }
             p.note { "Per student: each side with a decision API (the teacher's selective agreement is with that student), the texts both answered and all clean texts, where the " (measure) " is the baseline escalating should raise." }
             (abstention_table(first.task(), html! {
