@@ -634,7 +634,7 @@ pub fn recommend_profile(report: &ProfileReport) -> ProfileRecommendation {
             percent(Some(threshold))
         ))
     } else {
-        let head = s.name(st).text(" for ").name(te);
+        let head = s.name(st).text(" in place of ").name(te);
         match shortfalls.first() {
             Some(f) => {
                 let why = if let Some((t, p)) = &f.teacher {
