@@ -179,6 +179,16 @@ const DECIDES: &str = r#"(() => {
     const box = row.closest(".scroll");
     if (box && box.scrollWidth > box.clientWidth + 1) out.hidden.push("the ranking scrolls sideways: " + box.scrollWidth + " > " + box.clientWidth);
   }
+  // A table that scrolls sideways keeps its row keys on screen: scrolled to its right end,
+  // each row header still starts inside the box.
+  for (const box of document.querySelectorAll(".scroll")) {
+    if (box.scrollWidth <= box.clientWidth + 1) continue;
+    box.scrollLeft = box.scrollWidth;
+    const left = box.getBoundingClientRect().left;
+    for (const th of [...box.querySelectorAll("tbody th[scope=row]")].slice(0, 3))
+      if (th.getBoundingClientRect().left < left - 1) out.hidden.push("key scrolled away: " + th.textContent.slice(0, 40));
+    box.scrollLeft = 0;
+  }
   return out;
 })()"#;
 
