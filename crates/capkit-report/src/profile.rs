@@ -287,19 +287,19 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
         (crate::verdict::profile_recommendation(&recommendation, ids))
         (crate::verdict::profile(report, &figures))
         (cards(report, &figures, ids))
-        (curves_section(report, &figures, ids))
+        (curves_section(report, &figures, ids, student))
         @match &figures {
             Figures::Classify(a) => {
                 (classify_corruptions(a, &report.suite, level, report.n(), ids))
                 (whose::whose_section(a, report.n(), level, ids))
-                (invariances_section(&figures.invariances(), &report.suite, level, ids, "label", report.n()))
+                (invariances_section(&figures.invariances(), &report.suite, level, ids, "label", report.n(), (student, teacher)))
                 @if let Some(e) = &report.examples {
                     (whose::examples_section(e, report.n(), &|s, inv| stage_changed(&figures, s, inv), None))
                 }
             }
             Figures::Extract(a) => {
                 (extract_corruptions(a, &report.suite, level, ids))
-                (invariances_section(&figures.invariances(), &report.suite, level, ids, "record", report.n()))
+                (invariances_section(&figures.invariances(), &report.suite, level, ids, "record", report.n(), (student, teacher)))
                 (extract_f1_under_invariances(a))
                 (validity_section(a, ids))
                 (heat_map_section(a, doc.fields.as_ref()))
@@ -490,12 +490,13 @@ fn cards(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Markup {
     }
 }
 
-fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Markup {
+/// `student` is the student's name on the page: its curve's and dots' legend.
+fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids, student: &str) -> Markup {
     let level = report.settings.level.get();
     let drawn = figures.drawn_curves();
     let dots = figures.dot_stages();
-    let student = [DotSeries {
-        name: "student",
+    let series = [DotSeries {
+        name: student,
         style: 0,
         stages: with_clean(figures, &dots),
     }];
@@ -511,7 +512,7 @@ fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Marku
                     ", from the clean texts (severity 0) up." }
                 @for (family, curve) in &drawn {
                     (curve_figure(ids, family, metric(report), &[CurveSeries {
-                        name: "student".to_owned(),
+                        name: student.to_owned(),
                         style: 0,
                         curve,
                         intervals: point_intervals(report, figures, curve),
@@ -519,7 +520,7 @@ fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Marku
                 }
             }
             @if !dots.is_empty() {
-                (dot_plot(ids, metric(report), &student, level))
+                (dot_plot(ids, metric(report), &series, level))
             }
         }
     }
@@ -728,6 +729,7 @@ fn extract_f1_under_invariances(a: &ExtractAnalysis) -> Markup {
     }
 }
 
+/// `names`: the student's and the teacher's names on the page (the chart's legend and rows).
 fn invariances_section(
     rows: &[InvarianceRow<'_>],
     suite: &profile_stats::SuiteDescriptor,
@@ -735,6 +737,7 @@ fn invariances_section(
     ids: &Ids,
     answer: &str,
     n: u64,
+    names: (&str, &str),
 ) -> Markup {
     if rows.is_empty() {
         return html! {};
@@ -764,8 +767,8 @@ fn invariances_section(
             .map(|r| IntervalGroup {
                 heading: r.name.to_owned(),
                 rows: vec![
-                    interval_row("student", 0, r.student),
-                    interval_row("teacher", 1, r.teacher),
+                    interval_row(names.0, 0, r.student),
+                    interval_row(names.1, 1, r.teacher),
                 ],
             })
             .collect(),
@@ -789,7 +792,7 @@ fn invariances_section(
             }
             div.stack {
                 figure {
-                    (legend([(0, "student"), (1, "teacher")]))
+                    (legend([(0, names.0), (1, names.1)]))
                     (chart.render())
                 }
                 (scroll(html! {

@@ -326,7 +326,7 @@ fn a_page_shows_whose_change_and_examples() {
     assert!(row.contains(&interval), "{row}");
     let dots = between(&html, "<figure class=\"dots\">", "</figure>");
     assert!(
-        dots.contains(&format!("typo_30: student {interval}")),
+        dots.contains(&format!("typo_30: first-letter {interval}")),
         "{dots}"
     );
     assert!(
