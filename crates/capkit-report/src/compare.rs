@@ -25,8 +25,16 @@ fn student_style(k: usize) -> usize {
 /// The article for one comparison.
 pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> Markup {
     let c = &doc.comparison;
-    // Short aliases (A, B, C…) everywhere on the page; the full specs once, in the provenance.
-    let aliases: Vec<String> = c.aliases().into_keys().collect();
+    // Short names everywhere on the page (given aliases, what tells the specs apart, or the
+    // letters A, B, C… keyed to their specs in the recommendation); the full specs once, in
+    // the provenance.
+    let recommendation = crate::recommend::recommend_comparison(c);
+    let aliases: Vec<String> = recommendation
+        .names
+        .iter()
+        .map(|n| n.shown.clone())
+        .collect();
+    let letters: Vec<String> = c.aliases().into_keys().collect();
     let students: Vec<(&String, &ProfileReport, Figures)> = c
         .students
         .values()
@@ -48,8 +56,11 @@ pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> M
         })
         .collect();
     html! {
-        h2 { "Student comparison" }
-        (crate::verdict::comparison(c, &tests, &verdict_students))
+        h2 { "Student comparison: " @for (k, a) in aliases.iter().enumerate() { @if k > 0 { ", " } (crate::parts::iso(a)) } " against " bdi { (crate::recommend::teacher_name(c)) } " " span.h-source { "(" (source.name) ")" } }
+        (crate::verdict::comparison_recommendation(&recommendation, c, ids))
+        // The best overview, students × stages, on the first or second screen.
+        (stage_table(&students, first, ids))
+        (crate::verdict::comparison(c, &tests, &verdict_students, ids))
         div.cards {
             @for (name, _, f) in &students {
                 div.card {
@@ -60,7 +71,6 @@ pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> M
             }
         }
         (curves(&students, first, ids))
-        (stage_table(&students, first))
         (crate::whose::comparison_whose(
             &students
                 .iter()
@@ -73,19 +83,19 @@ pub(crate) fn article(doc: &ComparisonDocument, source: &Source, ids: &Ids) -> M
             ids,
         ))
         (invariances(&students, level, ids))
-        (pairs(c, &tests, &aliases, level))
-        (comparison_abstention(&students.iter().filter_map(|(name, r, f)| f.abstention().map(|a| (name.as_str(), *r, a))).collect::<Vec<_>>()))
+        (pairs(c, &tests, &aliases, level, ids))
+        (comparison_abstention(&students.iter().filter_map(|(name, r, f)| f.abstention().map(|a| (name.as_str(), *r, a))).collect::<Vec<_>>(), ids))
         (probes(&students))
         (student_examples(&students))
         (methods(level, students.iter().any(|(_, r, _)| crate::profile::sampled(r))))
-        section.provenance {
+        section.provenance id=(ids.section("provenance")) {
             h3 { "Provenance" }
             dl.meta {
                 (source_rows(source))
                 dt { "Teacher" } dd { span.spec { (c.teacher.as_deref().unwrap_or("unnamed")) } }
                 dt { "Students" } dd { dl {
-                    @for (alias, name) in aliases.iter().zip(c.students.keys()) {
-                        dt { bdi { (alias) } } dd { span.spec { (name) } }
+                    @for ((alias, letter), name) in aliases.iter().zip(&letters).zip(c.students.keys()) {
+                        dt { bdi { (alias) } @if alias != letter { " (" bdi { (letter) } " in gates)" } } dd { span.spec { (name) } }
                     }
                 } }
                 dt { "Task" } dd { @match first.task() { Task::Classify => "classify", Task::Extract => "extract" } }
@@ -155,7 +165,11 @@ fn curves(
 }
 
 /// Per student, the headline rate at every stage: a heat map of students × stages.
-fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileReport) -> Markup {
+fn stage_table(
+    students: &[(&String, &ProfileReport, Figures)],
+    first: &ProfileReport,
+    ids: &Ids,
+) -> Markup {
     let corruptions: Vec<&str> = first
         .suite
         .corruptions
@@ -194,7 +208,7 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
         (!r.is_default()).then(|| reference_words(r))
     };
     html! {
-        section.stages {
+        section.stages id=(ids.section("stages")) {
             h3 { "Every stage" }
             (scroll(html! {
                 table.heat {
@@ -203,7 +217,7 @@ fn stage_table(students: &[(&String, &ProfileReport, Figures)], first: &ProfileR
                         thead { tr {
                             th scope="col" { "stage" }
                             @if counted { th scope="col" { "texts changed" } }
-                            @for (name, _, _) in students { th scope="col" { bdi { (name) } } }
+                            @for (name, _, _) in students { th scope="col" { (crate::parts::iso(name)) } }
                         } }
                         tbody {
                             @for stage in &stages {
@@ -283,7 +297,7 @@ fn invariances(students: &[(&String, &ProfileReport, Figures)], level: f64, ids:
         groups,
     };
     html! {
-        section.invariances {
+        section.invariances id=(ids.section("invariances")) {
             h3 { "Invariances" }
             div.stack {
                 figure {
@@ -338,7 +352,7 @@ fn invariances(students: &[(&String, &ProfileReport, Figures)], level: f64, ids:
 /// one row.
 const FOLD_AFTER: usize = 12;
 
-fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) -> Markup {
+fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64, ids: &Ids) -> Markup {
     let alias = |name: &str| {
         c.students
             .get_index_of(name)
@@ -372,7 +386,7 @@ fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) ->
         .collect();
     let n = c.students.values().next().map_or(0, |r| r.n());
     html! {
-        section.pairs {
+        section.pairs id=(ids.section("pairs")) {
             h3 { "Students compared pairwise" }
             p.note { "Each pair of students is paired text by text: on clean and corrupted texts by "
                 (if task == Some(Task::Extract) { "exact record match with the gold" } else { "agreement with the teacher" })
@@ -381,15 +395,15 @@ fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) ->
                 (if task == Some(Task::Extract) { "more exact matches" } else { "more agreement" })
                 "; under invariances, fewer violations) and is empty where it is not." }
             (no_op_note(&no_ops, n))
-            @for (p, t) in c.pairs.iter().zip(tests) {
+            @for (k, (p, t)) in c.pairs.iter().zip(tests).enumerate() {
                 @let (first, second) = (alias(&p.first), alias(&p.second));
-                h4 { bdi { (first) } " vs " bdi { (second) } }
+                h4 id=(ids.section(&format!("pair-{}", k + 1))) { (crate::parts::iso(&first)) " vs " (crate::parts::iso(&second)) }
                 (scroll(html! {
                     // A 50-stage, five-student page has 530 of these rows: each is kept to its
                     // numbers (no class per cell, no sentence; the columns say what they are).
                     table.pairwise {
                         thead { tr {
-                            th scope="col" { "stage" } th scope="col" { bdi { (first) } " − " bdi { (second) } }
+                            th scope="col" { "stage" } th scope="col" { (crate::parts::iso(&first)) " − " (crate::parts::iso(&second)) }
                             th scope="col" { "Holm-adjusted p" } th scope="col" { "better" }
                         } }
                         @let all = rows(t);
@@ -405,7 +419,7 @@ fn pairs(c: &Comparison, tests: &[PairTests], aliases: &[String], level: f64) ->
                                     th scope="row" { (stage) }
                                     td { (crate::format::points_bare(&test.difference)) }
                                     td { (p_value(test.p)) }
-                                    td { @if let Some(better) = better(test, level, *kind == "invariance", &first, &second) { bdi { (better) } } }
+                                    td { @if let Some(better) = better(test, level, *kind == "invariance", &first, &second) { (crate::parts::iso(better)) } }
                                 }
                             }
                             @if !quiet.is_empty() {

@@ -64,7 +64,16 @@ impl Figures {
                 .iter()
                 .any(|(_, c)| c.points.iter().any(|p| p.stages.iter().any(|s| s == stage)))
         };
-        let all: Vec<(&str, &Interval)> = match self {
+        self.headlines()
+            .into_iter()
+            .filter(|(k, _)| !on_curve(k))
+            .collect()
+    }
+
+    /// Every corruption's headline (agreement against the reference it declares, or the
+    /// student's F1), in suite order.
+    pub(crate) fn headlines(&self) -> Vec<(&str, &Interval)> {
+        match self {
             Figures::Classify(a) => a
                 .corruptions
                 .iter()
@@ -75,8 +84,16 @@ impl Figures {
                 .iter()
                 .map(|(k, c)| (k.as_str(), &c.student_f1))
                 .collect(),
-        };
-        all.into_iter().filter(|(k, _)| !on_curve(k)).collect()
+        }
+    }
+
+    /// [`Figures::headlines`] of the corruptions that changed some text (the others measure
+    /// nothing).
+    pub(crate) fn measured_headlines(&self) -> Vec<(&str, &Interval)> {
+        self.headlines()
+            .into_iter()
+            .filter(|(k, _)| !self.changed_nothing(k, false))
+            .collect()
     }
 
     pub(crate) fn abstention(&self) -> Option<&AbstentionAnalysis> {

@@ -41,17 +41,42 @@ pub fn estimated(interval: &Interval) -> &'static str {
 }
 
 /// A difference of rates in percentage points with its interval: `+50.0 pts [+12.3, +75.1]`.
+/// One decimal, more where a limit of an interval that excludes 0 would otherwise print as
+/// `+0.0` (a bound that reads as 0 beside a significant test would contradict it):
+/// `+1.5 pts [+0.02, +3.0]`, at most six decimals.
 pub fn points_with_interval(interval: &Interval) -> String {
+    let digits = points_digits(interval);
     let estimate = match interval.estimate {
-        Some(d) if d.is_finite() => format!("{:+.1} pts", d * 100.0),
+        Some(d) if d.is_finite() => format!("{} pts", signed(d * 100.0, 1)),
         _ => "n/a".to_owned(),
     };
     format!(
-        "{estimate} [{:+.1}, {:+.1}]{}",
-        interval.lower * 100.0,
-        interval.upper * 100.0,
+        "{estimate} [{}, {}]{}",
+        signed(interval.lower * 100.0, digits.0),
+        signed(interval.upper * 100.0, digits.1),
         estimated(interval)
     )
+}
+
+/// `v` with a sign and `digits` decimals.
+fn signed(v: f64, digits: usize) -> String {
+    format!("{v:+.digits$}")
+}
+
+/// Decimals of each limit of a difference in points: one, or as many as make a limit of an
+/// interval excluding 0 visibly non-zero (up to six).
+fn points_digits(interval: &Interval) -> (usize, usize) {
+    let excludes_zero = interval.lower > 0.0 || interval.upper < 0.0;
+    let needed = |v: f64| {
+        let pts = (v * 100.0).abs();
+        if !excludes_zero || pts == 0.0 || !pts.is_finite() {
+            return 1;
+        }
+        (1..=6)
+            .find(|&d| pts >= 0.5 * 10f64.powi(-(d as i32)))
+            .unwrap_or(6)
+    };
+    (needed(interval.lower), needed(interval.upper))
 }
 
 /// A difference in points with its interval, without the unit (a column heading gives it):
@@ -238,6 +263,32 @@ mod tests {
         assert_eq!(interpolated(0.05), "0.05");
         assert_eq!(interpolated(0.2), "0.2");
         assert_eq!(score(2.0 / 3.0), "0.667");
+    }
+
+    /// Issue 36: a limit of an interval that excludes 0 never prints as 0.
+    #[test]
+    fn a_significant_bound_is_never_shown_as_zero() {
+        let d = |lower: f64, estimate: f64, upper: f64| Interval {
+            estimate: Some(estimate),
+            lower,
+            upper,
+            level: 0.95,
+            method: Method::TangoScore,
+        };
+        assert_eq!(
+            points_with_interval(&d(0.0002, 0.015, 0.03)),
+            "+1.5 pts [+0.02, +3.0]"
+        );
+        assert_eq!(
+            points_with_interval(&d(-0.03, -0.015, -0.000004)),
+            "-1.5 pts [-3.0, -0.0004]"
+        );
+        // An interval holding 0 keeps one decimal.
+        assert_eq!(
+            points_with_interval(&d(-0.0002, 0.015, 0.03)),
+            "+1.5 pts [-0.0, +3.0]"
+        );
+        assert_eq!(points_bare(&d(0.0002, 0.015, 0.03)), "+1.5 [+0.02, +3.0]");
     }
 
     #[test]

@@ -15,6 +15,10 @@
 //!   (`capkit typo score --json`).
 //! * [`render`] writes the page for one or more documents.
 //!
+//! Each page opens with a recommendation ([`recommend`]: the order of a comparison's students
+//! by weighted significant wins minus losses, or a profile's student against its teacher, and a
+//! sentence to paste into a review), the models called by short names ([`short_names`]).
+//!
 //! What each page shows: severity curves with interval bands, the clean point and break-even
 //! severity; invariances, student against teacher, with intervals and the paired test's
 //! verdict in words; abstention; for extractors schema validity and a heat map of F1 per field
@@ -51,9 +55,11 @@ mod document;
 mod error;
 mod figures;
 pub mod format;
+mod names;
 mod page;
 mod parts;
 mod profile;
+pub mod recommend;
 mod style;
 pub mod svg;
 mod typo;
@@ -62,6 +68,7 @@ mod whose;
 
 pub use document::{ComparisonDocument, Document, FileInfo, ProfileDocument, RunInfo, TextsInfo};
 pub use error::Error;
+pub use names::{ModelName, short_names};
 pub use page::{Input, Meta, render};
 pub use parts::Source;
 // Documents are JSON: a crate that depends on `capkit-report` alone can build them.

@@ -39,6 +39,12 @@ impl Ids {
         format!("{}-c{k}", self.prefix)
     }
 
+    /// The anchor of a part of the article (`d2-stages`, `d2-pair-1`): ASCII names given by
+    /// the page, never user text.
+    pub(crate) fn section(&self, name: &str) -> String {
+        format!("{}-{name}", self.prefix)
+    }
+
     /// The article's own anchor.
     pub(crate) fn anchor(&self) -> &str {
         &self.prefix
@@ -102,6 +108,15 @@ pub(crate) fn run_rows(runs: &[RunInfo]) -> Markup {
             dt { "Run by capkit" }
             dd { (versions.join(", ")) }
         }
+    }
+}
+
+/// A name bidi-isolated where it needs to be: a name of ASCII characters only cannot reorder
+/// the left-to-right text around it, so it goes bare (a 50-stage, five-student page repeats
+/// each name hundreds of times); any other is wrapped in `<bdi>`.
+pub(crate) fn iso(name: &str) -> Markup {
+    html! {
+        @if name.is_ascii() { (name) } @else { bdi { (name) } }
     }
 }
 

@@ -272,26 +272,34 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
     let report = &doc.report;
     let figures = Figures::of(report);
     let level = report.settings.level.get();
+    let recommendation = crate::recommend::recommend_profile(report);
+    let (student, teacher) = (&recommendation.student, &recommendation.teacher);
     html! {
-        @match &figures {
-            Figures::Classify(_) => h2 { "Classifier profile" },
-            Figures::Extract(_) => h2 { "Extractor profile" },
+        // Named, so that several profiles on one page have headings of their own.
+        h2 {
+            @match &figures {
+                Figures::Classify(_) => "Classifier profile: ",
+                Figures::Extract(_) => "Extractor profile: ",
+            }
+            bdi { (student) } " against " bdi { (teacher) } " "
+            span.h-source { "(" (source.name) ")" }
         }
+        (crate::verdict::profile_recommendation(&recommendation, ids))
         (crate::verdict::profile(report, &figures))
-        (cards(report, &figures))
-        (curves_section(report, &figures, ids))
+        (cards(report, &figures, ids))
+        (curves_section(report, &figures, ids, student))
         @match &figures {
             Figures::Classify(a) => {
-                (classify_corruptions(a, &report.suite, level, report.n()))
+                (classify_corruptions(a, &report.suite, level, report.n(), ids))
                 (whose::whose_section(a, report.n(), level, ids))
-                (invariances_section(&figures.invariances(), &report.suite, level, ids, "label", report.n()))
+                (invariances_section(&figures.invariances(), &report.suite, level, ids, "label", report.n(), (student, teacher)))
                 @if let Some(e) = &report.examples {
                     (whose::examples_section(e, report.n(), &|s, inv| stage_changed(&figures, s, inv), None))
                 }
             }
             Figures::Extract(a) => {
-                (extract_corruptions(a, &report.suite, level))
-                (invariances_section(&figures.invariances(), &report.suite, level, ids, "record", report.n()))
+                (extract_corruptions(a, &report.suite, level, ids))
+                (invariances_section(&figures.invariances(), &report.suite, level, ids, "record", report.n(), (student, teacher)))
                 (extract_f1_under_invariances(a))
                 (validity_section(a, ids))
                 (heat_map_section(a, doc.fields.as_ref()))
@@ -305,7 +313,7 @@ pub(crate) fn article(doc: &ProfileDocument, source: &Source, ids: &Ids) -> Mark
         }
         (methods(level, sampled(report)))
         // What was run, with its hashes and versions: at the end, not in the reader's way.
-        section.provenance {
+        section.provenance id=(ids.section("provenance")) {
             h3 { "Provenance" }
             dl.meta {
                 (source_rows(source))
@@ -402,7 +410,7 @@ pub(crate) fn settings_rows(report: &ProfileReport) -> Markup {
     }
 }
 
-fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
+fn cards(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Markup {
     let level = report.settings.level.get();
     // A rewrite that changed no text measures nothing: it is not counted either way.
     let invariances: Vec<_> = figures
@@ -415,9 +423,24 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
         .filter(|i| Direction::of(i.test, level) == Direction::FirstHigher)
         .count();
     let left_out = figures.invariances().len() - invariances.len();
+    // A sampled teacher: a tile's count can move with the sample alone, so it says from how
+    // many texts it is estimated and how many invariances the sample leaves undecided (the
+    // student's estimate is the higher, but not significantly).
+    let sample = match &report.counts {
+        Counts::Classify(c) => c.sample.as_ref().map(|s| s.labelled),
+        Counts::Extract(_) => None,
+    };
+    let undecided = invariances
+        .iter()
+        .filter(|i| {
+            i.test.difference.method == Method::PpiPowerTuned
+                && Direction::of(i.test, level) == Direction::NoDifference
+                && i.test.difference.estimate.is_some_and(|d| d > 0.0)
+        })
+        .count();
     let invariances = invariances.len();
     html! {
-        div.cards {
+        div.cards id=(ids.section("cards")) {
             @match figures {
                 Figures::Classify(a) => div.card {
                     "Clean agreement" span.big { (percent(a.clean.agreement.estimate)) }
@@ -448,6 +471,9 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
                     }
                     span.small { "threshold " (percent(Some(curve.break_even.threshold)))
                         @if let Some(a) = curve.auc { "; area " (format!("{a:.3}")) } }
+                    @if let (Some(k), Some(_)) = (sample, &curve.estimated) {
+                        span.small.sampled { "estimated from " (k) " texts: it can move with the sample" }
+                    }
                 }
             }
             @if invariances > 0 {
@@ -455,18 +481,22 @@ fn cards(report: &ProfileReport, figures: &Figures) -> Markup {
                     "Invariances" span.big { (worse) " of " (invariances) }
                     span.small { "where the student is significantly less invariant than the teacher"
                         @if left_out > 0 { " (" (left_out) " that changed no text left out)" } }
+                    @if let Some(k) = sample {
+                        span.small.sampled { "estimated from " (k) " texts; " (undecided) " invariance" @if undecided != 1 { "s" } " not decidable at this sample" }
+                    }
                 }
             }
         }
     }
 }
 
-fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Markup {
+/// `student` is the student's name on the page: its curve's and dots' legend.
+fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids, student: &str) -> Markup {
     let level = report.settings.level.get();
     let drawn = figures.drawn_curves();
     let dots = figures.dot_stages();
-    let student = [DotSeries {
-        name: "student",
+    let series = [DotSeries {
+        name: student,
         style: 0,
         stages: with_clean(figures, &dots),
     }];
@@ -482,7 +512,7 @@ fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Marku
                     ", from the clean texts (severity 0) up." }
                 @for (family, curve) in &drawn {
                     (curve_figure(ids, family, metric(report), &[CurveSeries {
-                        name: "student".to_owned(),
+                        name: student.to_owned(),
                         style: 0,
                         curve,
                         intervals: point_intervals(report, figures, curve),
@@ -490,7 +520,7 @@ fn curves_section(report: &ProfileReport, figures: &Figures, ids: &Ids) -> Marku
                 }
             }
             @if !dots.is_empty() {
-                (dot_plot(ids, metric(report), &student, level))
+                (dot_plot(ids, metric(report), &series, level))
             }
         }
     }
@@ -594,15 +624,18 @@ fn classify_corruptions(
     suite: &profile_stats::SuiteDescriptor,
     level: f64,
     n: u64,
+    ids: &Ids,
 ) -> Markup {
     // Older reports did not count changed texts: their tables keep today's columns.
     let counted = a.corruptions.values().any(|c| c.texts_changed.is_some());
+    // Estimated figures carry "(estimated)": their cells may wrap, so the table fits.
+    let estimated = a.corruptions.values().any(|c| c.estimated.is_some());
     html! {
         @if !a.corruptions.is_empty() {
-            section.corruptions {
+            section.corruptions id=(ids.section("corruptions")) {
                 h3 { "Corruptions" }
                 (scroll(html! {
-                    table {
+                    table class=[estimated.then_some("wraps")] {
                         caption {
                             "Agreement with the teacher under each corruption"
                             @if counted { " (against the reference each stage declares)" }
@@ -644,10 +677,11 @@ fn extract_corruptions(
     a: &ExtractAnalysis,
     suite: &profile_stats::SuiteDescriptor,
     level: f64,
+    ids: &Ids,
 ) -> Markup {
     html! {
         @if !a.corruptions.is_empty() {
-            section.corruptions {
+            section.corruptions id=(ids.section("corruptions")) {
                 h3 { "Corruptions" }
                 (scroll(html! {
                     table {
@@ -695,6 +729,7 @@ fn extract_f1_under_invariances(a: &ExtractAnalysis) -> Markup {
     }
 }
 
+/// `names`: the student's and the teacher's names on the page (the chart's legend and rows).
 fn invariances_section(
     rows: &[InvarianceRow<'_>],
     suite: &profile_stats::SuiteDescriptor,
@@ -702,6 +737,7 @@ fn invariances_section(
     ids: &Ids,
     answer: &str,
     n: u64,
+    names: (&str, &str),
 ) -> Markup {
     if rows.is_empty() {
         return html! {};
@@ -731,14 +767,14 @@ fn invariances_section(
             .map(|r| IntervalGroup {
                 heading: r.name.to_owned(),
                 rows: vec![
-                    interval_row("student", 0, r.student),
-                    interval_row("teacher", 1, r.teacher),
+                    interval_row(names.0, 0, r.student),
+                    interval_row(names.1, 1, r.teacher),
                 ],
             })
             .collect(),
     };
     html! {
-        section.invariances {
+        section.invariances id=(ids.section("invariances")) {
             h3 { "Invariances" }
             p.note { "A violation is a text whose " (answer) " changes under a rewrite that should not change it. "
                 "Student and teacher are paired text by text (McNemar's score test, Tango's interval of the difference; p-values Holm-adjusted over every paired test of this page)." }
@@ -756,7 +792,7 @@ fn invariances_section(
             }
             div.stack {
                 figure {
-                    (legend([(0, "student"), (1, "teacher")]))
+                    (legend([(0, names.0), (1, names.1)]))
                     (chart.render())
                 }
                 (scroll(html! {
@@ -1047,7 +1083,7 @@ pub(crate) fn abstention_section(
             .collect(),
     };
     html! {
-        section.abstention {
+        section.abstention id=(ids.section("abstention")) {
             h3 { "Abstention" }
             p.note { "The " (measure) " on all clean texts is " (percent(baseline.estimate)) ". Escalating well raises the same agreement on the texts a side answers (selective agreement) above it, at the cost of coverage." }
             div.stack {
@@ -1062,13 +1098,14 @@ pub(crate) fn abstention_section(
 /// on each student's own profile page).
 pub(crate) fn comparison_abstention(
     students: &[(&str, &ProfileReport, &AbstentionAnalysis)],
+    ids: &Ids,
 ) -> Markup {
     let Some((_, first, _)) = students.first() else {
         return html! {};
     };
     let measure = agreement_measure(first.task());
     html! {
-        section.abstention {
+        section.abstention id=(ids.section("abstention")) {
             h3 { "Abstention" }
             p.note { "Per student: each side with a decision API (the teacher's selective agreement is with that student), the texts both answered and all clean texts, where the " (measure) " is the baseline escalating should raise." }
             (abstention_table(first.task(), html! {

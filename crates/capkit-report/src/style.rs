@@ -23,16 +23,22 @@ section.verdict-first { border-left: 4px solid #1f5fa8; padding: 2px 0 2px 14px;
 section.verdict-first h3 { margin-top: 4px; }
 section.verdict-first ul.verdicts li { margin: 4px 0; }
 table.ranking td { white-space: normal; }
+section.recommendation { border-left-color: #1a7f37; }
+p.paste { font-size: 1.05rem; }
+p.key, details.rule > summary { font-size: .88rem; }
+.h-source { font-size: .8rem; font-weight: 400; overflow-wrap: anywhere; }
 section.provenance { margin-top: 36px; border-top: 1px solid #ccc; font-size: .9em; }
 .spec, code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .92em; overflow-wrap: anywhere; }
 .spec { unicode-bidi: plaintext; }
 .scroll { overflow-x: auto; max-width: 100%; }
+.scroll th[scope=row] { position: sticky; left: 0; background: #fff; z-index: 1; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border-bottom: 1px solid #cfcfcf; padding: 4px 10px; text-align: left; vertical-align: top; }
 thead th { border-bottom: 2px solid #1a1a1a; }
 tfoot td { border-top: 2px solid #1a1a1a; font-style: italic; }
 td.num, th.num, table.pairwise td { text-align: right; white-space: nowrap; }
+table.wraps td.num { white-space: normal; min-width: 7em; }
 table.pairwise tr.folded td { text-align: left; white-space: normal; }
 td.text { overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
 td.verdict { min-width: 16em; }
@@ -89,6 +95,14 @@ footer { margin-top: 40px; padding-top: 8px; border-top: 1px solid #bdbdbd; colo
   dl.meta dd { margin-bottom: 6px; }
   svg.chart text { font-size: 15px; }
   svg.chart text.note { font-size: 14px; }
+  .narrow-cards, .narrow-cards :is(tbody, tr, th, td, caption) { display: block; width: auto; }
+  .narrow-cards thead { display: none; }
+  .narrow-cards tr { border-bottom: 2px solid #cfcfcf; padding: 4px 0; }
+  .narrow-cards :is(th, td) { border: 0; padding: 1px 4px; position: static; }
+  .narrow-cards td.num { text-align: left; white-space: normal; }
+  .narrow-cards td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
+  .ranking td:nth-of-type(2)::before { content: "leader − runner-up: "; font-weight: 600; }
+  .ranking td:nth-of-type(3)::before { content: "Holm-adjusted p: "; font-weight: 600; }
 }
 "#;
 

@@ -494,14 +494,22 @@ impl LineChart {
             .flat_map(|l| l.windows(2).map(|w| (w[0], w[1])))
             .collect();
         let mut placed: Vec<Note> = Vec::new();
+        // Each curve's break-even line: another curve's break-even label never crosses it (a
+        // label across a neighbour's line reads as the neighbour's, issue 36).
+        let verticals: Vec<Option<f64>> = curves.iter().map(|c| c.break_even).collect();
         // A place clear of the curves' lines is preferred; failing that, one that at least
-        // overlaps no other note and no clean ring; failing that, the note is dropped.
-        let place = |candidates: Vec<Note>, placed: &mut Vec<Note>| {
+        // overlaps no other note, no clean ring and no other curve's break-even line; failing
+        // that, the note is dropped.
+        let place = |candidates: Vec<Note>, own: Option<usize>, placed: &mut Vec<Note>| {
             let free = |c: &Note| {
                 let b = c.bbox();
                 inside(b)
                     && !rings.iter().any(|r| overlaps(b, *r))
                     && !placed.iter().any(|p| overlaps(b, p.bbox()))
+                    && !verticals.iter().enumerate().any(|(k, x)| {
+                        own.is_some_and(|o| o != k)
+                            && x.is_some_and(|x| b.0 - 1.0 < x && x < b.2 + 1.0)
+                    })
             };
             let clear = |c: &Note| !segments.iter().any(|&(a, z)| crosses(c.bbox(), a, z));
             let best = candidates
@@ -528,6 +536,7 @@ impl LineChart {
                     note(&text, None, x0 + 24.0, y - 5.0, false),
                     note(&text, None, x0 + 24.0, y + 15.0, false),
                 ],
+                None,
                 &mut placed,
             );
         }
@@ -537,10 +546,11 @@ impl LineChart {
                     .into_iter()
                     .map(|dy| note("clean", None, x + 10.0, y + dy, false))
                     .collect(),
+                None,
                 &mut placed,
             );
         }
-        for (curve, geometry) in self.curves.iter().zip(curves) {
+        for (k, (curve, geometry)) in self.curves.iter().zip(curves).enumerate() {
             // A curve already below on the clean texts has its break-even at the y axis: the
             // caption says so, and a label there would only crowd the clean points.
             if let (Some(x), Some(s)) = (geometry.break_even, curve.break_even.filter(|s| *s > 0.0))
@@ -557,7 +567,7 @@ impl LineChart {
                         ]
                     })
                     .collect();
-                place(candidates, &mut placed);
+                place(candidates, Some(k), &mut placed);
             }
         }
         placed
@@ -1640,6 +1650,18 @@ mod tests {
                 assert!(b.1 >= f.top && b.3 <= f.height - f.bottom, "{a:?}");
                 for other in &g.notes[i + 1..] {
                     assert!(!overlaps(b, other.bbox()), "{a:?} overlaps {other:?}");
+                }
+                // Issue 36: a break-even label never crosses another curve's break-even line
+                // (its own colour says whose it is).
+                if a.text.starts_with("break-even") {
+                    for (c, cg) in g.curves.iter().enumerate() {
+                        let theirs = style(c).colour;
+                        if let Some(x) = cg.break_even
+                            && a.colour != Some(theirs)
+                        {
+                            assert!(!(b.0 < x && x < b.2), "{a:?} crosses the line at {x}");
+                        }
+                    }
                 }
             }
         }

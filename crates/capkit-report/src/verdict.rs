@@ -305,7 +305,12 @@ fn weighted_places(stages: &[Stage<'_>], weight: impl Fn(&str) -> f64) -> Vec<(u
 }
 
 /// The verdict of a comparison.
-pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Student<'_>]) -> Markup {
+pub(crate) fn comparison(
+    c: &Comparison,
+    tests: &[PairTests],
+    students: &[Student<'_>],
+    ids: &crate::parts::Ids,
+) -> Markup {
     let level = c
         .students
         .values()
@@ -329,7 +334,7 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
         .collect();
     let n = c.students.values().next().map_or(0, |r| r.n());
     html! {
-        section.verdict-first {
+        section.verdict-first id=(ids.section("ranking")) {
             h3 { "Verdict" }
             ul.verdicts {
                 @for (i, a) in students.iter().enumerate() {
@@ -342,7 +347,7 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
                 }
             }
             (crate::parts::scroll(html! {
-                table.ranking {
+                table.ranking.narrow-cards {
                     caption {
                         "Students ranked at every stage (agreement or F1: higher first; invariances: fewest violations first), and the leader against the runner-up"
                         @if weighted {
@@ -359,10 +364,10 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
                                 th scope="row" { "all stages, weighted" }
                                 td { @for (k, (who, place)) in places.iter().enumerate() {
                                     @if k > 0 { " · " }
-                                    strong { bdi { (students[*who].alias) } } " "
+                                    b { (crate::parts::iso(students[*who].alias)) } " "
                                     "mean place " (format!("{place:.2}"))
                                 } }
-                                td.num { "—" } td.num { "—" }
+                                td.num { "—" } td.num.p { "—" }
                             }
                         }
                         @for s in &stages {
@@ -374,7 +379,7 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
                                 }
                                 td { @for (k, (who, i)) in r.iter().enumerate() {
                                     @if k > 0 { " · " }
-                                    strong { bdi { (students[*who].alias) } } " " (percent(i.estimate))
+                                    b { (crate::parts::iso(students[*who].alias)) } " " (percent(i.estimate))
                                 } }
                                 @match (r.first(), r.get(1)) {
                                     (Some((a, _)), Some((b, _))) => {
@@ -382,12 +387,12 @@ pub(crate) fn comparison(c: &Comparison, tests: &[PairTests], students: &[Studen
                                         @match pair_test(c, tests, names, s.name, !s.higher_is_better) {
                                             Some((t, flipped)) => {
                                                 td.num { (points_with_interval(&oriented(t, flipped))) }
-                                                td.num { (crate::format::p_value(t.p)) }
+                                                td.num.p { (crate::format::p_value(t.p)) }
                                             }
-                                            None => { td.num { "n/a" } td.num { "n/a" } }
+                                            None => { td.num { "n/a" } td.num.p { "n/a" } }
                                         }
                                     }
-                                    _ => { td.num { "n/a" } td.num { "n/a" } }
+                                    _ => { td.num { "n/a" } td.num.p { "n/a" } }
                                 }
                             }
                         }
@@ -485,6 +490,154 @@ fn stages_of(figures: &Figures) -> Vec<(&str, bool)> {
             .map(|i| (i.name, true)),
     );
     out
+}
+
+/// A recommendation's sentence, each name bidi-isolated.
+fn sentence(s: &crate::recommend::Sentence) -> Markup {
+    use crate::recommend::Piece;
+    html! {
+        @for p in &s.0 {
+            @match p {
+                Piece::Text(t) => (t),
+                Piece::Name(n) => bdi { (n) },
+            }
+        }
+    }
+}
+
+/// The block a comparison page opens with: the sentence to paste, the rule, and the students
+/// in order with their worst stage, biggest loss against the leader and abstention; each claim
+/// links to its evidence below.
+pub(crate) fn comparison_recommendation(
+    rec: &crate::recommend::Recommendation,
+    c: &Comparison,
+    ids: &crate::parts::Ids,
+) -> Markup {
+    let name = |k: usize| rec.names.get(k).map_or("?", |n| n.shown.as_str());
+    let leader = rec.standings.first().map(|s| s.student);
+    let aliases: Vec<String> = c.aliases().into_keys().collect();
+    let measure = if c.task() == Some(Task::Extract) {
+        "clean F1"
+    } else {
+        "clean agreement"
+    };
+    let any_abstention = rec.standings.iter().any(|s| s.abstention.is_some());
+    let stage_link = |stage: &crate::recommend::StageRef| {
+        if stage.invariance {
+            format!("#{}", ids.section("invariances"))
+        } else {
+            format!("#{}", ids.section("stages"))
+        }
+    };
+    html! {
+        section.verdict-first.recommendation id=(ids.section("recommendation")) {
+            h3 { "Recommendation" }
+            p.paste { strong { (sentence(&rec.sentence)) } }
+            p.note { (crate::recommend::COMPARISON_RULE_SHORT) " "
+                a href=(format!("#{}", ids.section("ranking"))) { "Every stage ranked" } ", "
+                a href=(format!("#{}", ids.section("pairs"))) { "every pair tested" } "." }
+            details.rule { summary { "The rule in full" } p.note { (crate::recommend::COMPARISON_RULE) } }
+            (crate::parts::scroll(html! {
+                table.standings.narrow-cards {
+                    caption { "The students in order" @if rec.weighted { " (stages counted by their weight)" } }
+                    thead { tr {
+                        th scope="col" { "place" } th scope="col" { "student" }
+                        th.num scope="col" { "wins − losses" }
+                        th.num scope="col" { (measure) }
+                        @if any_abstention { th.num scope="col" { "coverage · selective" } }
+                        th scope="col" { "worst stage" }
+                        th scope="col" { "biggest loss" }
+                    } }
+                    tbody {
+                        @for s in &rec.standings {
+                            tr {
+                                td data-label="place" { (s.place) @if rec.standings.iter().filter(|o| o.place == s.place).count() > 1 { " (tie)" } }
+                                th scope="row" { (crate::parts::iso(name(s.student))) }
+                                td.num data-label="wins − losses" { (crate::format::number(s.wins)) " − " (crate::format::number(s.losses)) }
+                                td.num data-label=(measure) { (rate(&s.clean)) }
+                                @if any_abstention {
+                                    td.num data-label="coverage · selective" {
+                                        @match s.abstention {
+                                            Some((cov, sel)) => a href=(format!("#{}", ids.section("abstention"))) { (percent(cov.estimate)) " · " (percent(sel.estimate)) },
+                                            None => "answers every text",
+                                        }
+                                    }
+                                }
+                                td data-label="worst stage" { @if let Some(w) = &s.worst {
+                                    a href=(format!("#{}", ids.section("stages"))) { bdi { (w.stage) } } " " (rate(&w.rate))
+                                } }
+                                td data-label="biggest loss" { @match &s.biggest_loss {
+                                    Some(l) => {
+                                        a href=(stage_link(&l.stage)) { bdi { (l.stage.name) } } ": "
+                                        bdi { (name(l.winner)) } " "
+                                        a href=(format!("#{}", ids.section(&format!("pair-{}", l.pair + 1)))) { (points_with_interval(&l.advantage)) " better, " (crate::format::p_value(l.p)) }
+                                    }
+                                    None => @if Some(s.student) == leader { "none: no student is significantly better anywhere" } @else { "none against the leader" },
+                                } }
+                            }
+                        }
+                    }
+                }
+            }))
+            @if let Some(k) = rec.cascade {
+                p { strong { "Best as a cascade front: " } bdi { (name(k)) }
+                    " has the highest selective agreement (on the clean texts it answers), above the leader's agreement on every text; "
+                    a href=(format!("#{}", ids.section("abstention"))) { "see abstention" }
+                    ". Escalation is counted on the clean texts only: under corruptions this report has no abstention counts." }
+            }
+            @if rec.names.iter().zip(&aliases).any(|(n, a)| n.shown != *a || n.letter) {
+                p.note.key { "Names: "
+                    @for (k, (n, a)) in rec.names.iter().zip(&aliases).enumerate() {
+                        @if k > 0 { "; " }
+                        bdi { (n.shown) }
+                        @if n.shown != *a { " = " bdi { (a) } }
+                        @if n.letter { " (" span.spec { (crate::svg::truncate_middle(c.students.get_index(k).map_or("", |s| s.0.as_str()), 48)) } ")" }
+                    }
+                    " (the letters name the students in gates; "
+                    a href=(format!("#{}", ids.section("provenance"))) { "full specs" } ")." }
+            }
+        }
+    }
+}
+
+/// The block a profile page opens with: the student against its teacher.
+pub(crate) fn profile_recommendation(
+    rec: &crate::recommend::ProfileRecommendation,
+    ids: &crate::parts::Ids,
+) -> Markup {
+    let link = |s: &str| format!("#{}", ids.section(s));
+    html! {
+        section.verdict-first.recommendation id=(ids.section("recommendation")) {
+            h3 { "Recommendation" }
+            p.paste { strong { (sentence(&rec.sentence)) } }
+            p.note { (crate::recommend::PROFILE_RULE_SHORT) }
+            details.rule { summary { "The rule in full" } p.note { (crate::recommend::PROFILE_RULE) } }
+            ul.verdicts {
+                li { strong { "Clean texts: " } bdi { (rec.student) } " " (rate(&rec.clean))
+                    " (threshold " (percent(Some(rec.threshold))) "; "
+                    a href=(link("cards")) { "figures" } ")" }
+                @if let Some(w) = &rec.worst {
+                    li { strong { "Worst stage: " } a href=(link(if w.stage == "clean" { "cards" } else { "corruptions" })) { bdi { (w.stage) } } " " (rate(&w.rate)) }
+                }
+                @if let Some(f) = rec.shortfalls.first() {
+                    li { strong { "Biggest loss against " bdi { (rec.teacher) } ": " }
+                        a href=(link(if f.stage.invariance { "invariances" } else { "corruptions" })) { bdi { (f.stage.name) } }
+                        @match &f.teacher {
+                            Some((t, p)) => { ": violations " (rate(&f.student)) " against " (percent(t.estimate)) ", " (p) },
+                            None => { ": " (rate(&f.student)) ", below the threshold" },
+                        }
+                        @if rec.shortfalls.len() > 1 { " (" (rec.shortfalls.len() - 1) " more shortfall" @if rec.shortfalls.len() > 2 { "s" } ")" }
+                    }
+                }
+                @if let Some((cov, sel)) = &rec.abstention {
+                    li { strong { "When it answers: " } bdi { (rec.student) } " answers " (percent(cov.estimate))
+                        " of the clean texts and agrees on " (rate(sel)) " of those, against " (percent(rec.clean.estimate))
+                        " on every text (" a href=(link("abstention")) { "abstention" }
+                        "; escalation is counted on the clean texts only)" }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

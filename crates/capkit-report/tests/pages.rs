@@ -296,7 +296,11 @@ fn a_page_shows_whose_change_and_examples() {
     let verdict = between(&html, "<section class=\"verdict-first\">", "</section>");
     assert!(verdict.contains("Measures nothing"), "{verdict}");
     assert_eq!(verdict.matches("no_op").count(), 1, "{verdict}");
-    let corruptions = between(&html, "<section class=\"corruptions\">", "</section>");
+    let corruptions = between(
+        &html,
+        "<section class=\"corruptions\" id=\"d1-corruptions\">",
+        "</section>",
+    );
     assert!(corruptions.contains("measures nothing: left out of rankings"));
     // typo_30 declares the teacher's clean answer: its headline is that agreement.
     let typo_30 = &report["corruptions"]["typo_30"];
@@ -322,7 +326,7 @@ fn a_page_shows_whose_change_and_examples() {
     assert!(row.contains(&interval), "{row}");
     let dots = between(&html, "<figure class=\"dots\">", "</figure>");
     assert!(
-        dots.contains(&format!("typo_30: student {interval}")),
+        dots.contains(&format!("typo_30: first-letter {interval}")),
         "{dots}"
     );
     assert!(
@@ -419,15 +423,23 @@ fn an_older_report_renders_as_before() {
 fn a_comparison_leaves_no_op_stages_out_of_its_rankings() {
     let html = readable(&page("whose-compare"));
     let n = common::whose_texts().len();
-    let ranking = between(&html, "<table class=\"ranking\">", "</table>");
+    let ranking = between(&html, "<table class=\"ranking narrow-cards\">", "</table>");
     assert!(
         ranking.contains("typo_30") && !ranking.contains("no_op"),
         "{ranking}"
     );
-    let pairs = between(&html, "<section class=\"pairs\">", "</section>");
+    let pairs = between(
+        &html,
+        "<section class=\"pairs\" id=\"d1-pairs\">",
+        "</section>",
+    );
     assert!(pairs.contains("Measures nothing"));
     assert_eq!(pairs.matches("no_op").count(), 1, "{pairs}");
-    let stages = between(&html, "<section class=\"stages\">", "</section>");
+    let stages = between(
+        &html,
+        "<section class=\"stages\" id=\"d1-stages\">",
+        "</section>",
+    );
     assert!(
         stages.contains(&format!("changed 0 of {n} texts")),
         "{stages}"
@@ -483,7 +495,7 @@ fn weights_and_tags_are_shown_and_rank_the_stages() {
             .unwrap()
             .1,
     );
-    let ranking = between(&html, "<table class=\"ranking\">", "</table>");
+    let ranking = between(&html, "<table class=\"ranking narrow-cards\">", "</table>");
     assert!(
         ranking.contains("each stage counted by its weight"),
         "{ranking}"
@@ -505,7 +517,11 @@ fn weights_and_tags_are_shown_and_rank_the_stages() {
         "{ranking}"
     );
     // In the heat map of every stage, and beside each stage of the suite.
-    let heat = between(&html, "<section class=\"stages\">", "</section>");
+    let heat = between(
+        &html,
+        "<section class=\"stages\" id=\"d1-stages\">",
+        "</section>",
+    );
     assert!(heat.contains("(weight 0.5)"), "{heat}");
     assert!(html.contains("weight 0.25"));
     assert!(!html.contains("0.15000000000000002") && !html.contains("0.30000000000000004"));

@@ -244,15 +244,20 @@ fn offline_example_page() {
         "Abstention",
         "already below the 90.0 % threshold on the clean texts",
         "no significant difference at any stage (smallest Holm-adjusted p = 0.057)",
-        "<bdi>strict</bdi> vs <bdi>A</bdi>",
+        // Students go by names: the alias given, and what tells student_b's spec apart.
+        "<bdi>strict</bdi> vs <bdi>student_b</bdi>",
+        "Student comparison: strict, student_b against <bdi>teacher</bdi>",
+        "Classifier profile: <bdi>student</bdi> against <bdi>teacher</bdi>",
         // The suite's probe texts, recorded in the reports, beside their predictions.
         "<em>(empty text)</em>",
         r#"<span class="spec">GOOD</span>"#,
     ] {
         assert!(html.contains(expected), "{expected:?} is not on the page");
     }
-    // Verdict first, provenance (hashes, full specs) last, in each article.
+    // The recommendation, then the verdict, first; provenance (hashes, full specs) last, in
+    // each article.
     let at = |s: &str| html.find(s).unwrap();
+    assert!(at("Recommendation") < at("Verdict"));
     assert!(at("Verdict") < at("Clean agreement") && at("Clean agreement") < at("Provenance"));
     assert!(at("Provenance") < at(texts.as_str()));
 }

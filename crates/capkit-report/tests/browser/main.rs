@@ -1,7 +1,7 @@
 //! The pages in a real browser: headless Chromium opens each generated page from disk with the
 //! network offline and checks that it renders without console errors or network requests, that
 //! the key figures are in the DOM, that nothing overflows a phone's width, and saves a
-//! screenshot at 1280 px and at 390 px (under `target/tmp/capkit-report-screenshots/`). A page
+//! screenshot at 1400 px and at 390 px (under `target/tmp/capkit-report-screenshots/`). A page
 //! of hostile strings must run nothing (no dialog) and show them as text.
 //!
 //! Chromium is Debian's `chromium` (`.ci/run` installs it) or `$CAPKIT_CHROMIUM`. So that no
@@ -144,6 +144,54 @@ const DOTS: &str = r#"(() => ({
     .map(t => t.textContent),
 }))()"#;
 
+/// Issue 36's layout: where the recommendation and the students × stages heat map start (CSS
+/// pixels from the top), the names the page calls the students by (the standings' row keys,
+/// legends, heat-map headers), the curves drawn with fewer than four points (clean and three
+/// severities), break-even labels crossing another curve's break-even line, and, in the
+/// ranking table, row keys or p cells not fully on screen or inside a box that scrolls.
+const DECIDES: &str = r#"(() => {
+  const top = s => { const e = document.querySelector(s); return e ? e.getBoundingClientRect().top + window.scrollY : null; };
+  const out = {recommendation: top("section.recommendation"), heat: top("section.stages"),
+    names: [], legends: [], headings: [...document.querySelectorAll("h2")].map(h => h.textContent),
+    short_curves: [], crossing: [], hidden: []};
+  for (const th of document.querySelectorAll("table.standings th[scope=row]")) out.names.push(th.textContent.trim());
+  for (const li of document.querySelectorAll("ul.legend li")) out.legends.push(li.textContent.trim());
+  for (const th of document.querySelectorAll("section.stages thead th, section.stages tbody th")) out.legends.push(th.textContent.trim());
+  for (const f of document.querySelectorAll("figure.curve")) {
+    const t = f.parentElement.querySelector("table.curve-points tbody");
+    if (!t || t.rows.length < 4) out.short_curves.push(f.dataset.family + ": " + (t ? t.rows.length : 0) + " points");
+  }
+  for (const svg of document.querySelectorAll("svg.chart")) {
+    const lines = [...svg.querySelectorAll("line.break-even")].map(l => [l.getAttribute("stroke"), l.getBoundingClientRect()]);
+    for (const t of svg.querySelectorAll("text.note")) {
+      if (!t.textContent.startsWith("break-even")) continue;
+      const r = t.getBoundingClientRect();
+      for (const [stroke, l] of lines)
+        if (stroke !== t.getAttribute("fill") && r.left < l.left && l.right < r.right)
+          out.crossing.push(t.textContent + " crosses a " + stroke + " line");
+    }
+  }
+  for (const row of document.querySelectorAll("table.ranking tbody tr")) {
+    for (const c of row.querySelectorAll("th[scope=row], td.p")) {
+      const r = c.getBoundingClientRect();
+      if (r.width === 0 || r.left < -1 || r.right > window.innerWidth + 1) out.hidden.push(c.textContent.slice(0, 40));
+    }
+    const box = row.closest(".scroll");
+    if (box && box.scrollWidth > box.clientWidth + 1) out.hidden.push("the ranking scrolls sideways: " + box.scrollWidth + " > " + box.clientWidth);
+  }
+  // A table that scrolls sideways keeps its row keys on screen: scrolled to its right end,
+  // each row header still starts inside the box.
+  for (const box of document.querySelectorAll(".scroll")) {
+    if (box.scrollWidth <= box.clientWidth + 1) continue;
+    box.scrollLeft = box.scrollWidth;
+    const left = box.getBoundingClientRect().left;
+    for (const th of [...box.querySelectorAll("tbody th[scope=row]")].slice(0, 3))
+      if (th.getBoundingClientRect().left < left - 1) out.hidden.push("key scrolled away: " + th.textContent.slice(0, 40));
+    box.scrollLeft = 0;
+  }
+  return out;
+})()"#;
+
 /// The examples, every block opened (the page opens none: a reader does), must fit the screen
 /// at a phone's width: no element of an examples section wider than its section or past the
 /// viewport's right edge. Returns the problems and how many examples were laid out.
@@ -229,7 +277,13 @@ fn key_figures(name: &str) -> &'static [&'static str] {
             "the teacher's clean answer",
             "Examples",
         ],
-        "whose-compare" => &["Verdict", "Measures nothing", "Examples: A"],
+        "whose-compare" => &["Verdict", "Measures nothing", "Examples: exact"],
+        "cascade" => &[
+            "Recommendation",
+            "Best as a cascade front:",
+            "As a cascade front (escalating what it does not answer): careful",
+        ],
+        "three-profiles" => &["Recommendation", "estimated from"],
         "weighted-families" => &[
             "all stages, weighted",
             "each stage counted by its weight",
@@ -255,8 +309,10 @@ fn pages_render_offline_in_chromium() {
     for (name, html) in pages {
         let path = dir.path().join(format!("{name}.html"));
         std::fs::write(&path, &html).unwrap();
+        // Kept beside its screenshots, to open by hand.
+        std::fs::write(shots.join(format!("{name}.html")), &html).unwrap();
         let url = file_url(&path);
-        for (width, mobile) in [(1280, false), (390, true)] {
+        for (width, mobile) in [(1400, false), (390, true)] {
             let at = format!("{name} at {width} px");
             browser
                 .open(&tab, &url, width, mobile)
@@ -300,8 +356,59 @@ fn pages_render_offline_in_chromium() {
                     }
                 }
             }
-            // At 1280 px no table is wider than its box (a column off-screen).
-            if width == 1280 && layout["clipped"].as_array().is_some_and(|c| !c.is_empty()) {
+            // Issue 36: the recommendation opens the page (first screen), the heat map is on
+            // the first two screens at 1400 px, students go by names (not bare letters), no
+            // curve has fewer than three severities, no break-even label crosses another
+            // curve's line, and the ranking's key and p columns are on screen at 390 px.
+            let decides = browser.eval(&tab, DECIDES).unwrap();
+            let comparison = name.contains("compare")
+                || name.contains("students")
+                || ["cascade", "weighted-families"].contains(&name);
+            let profile = ["classify", "extract", "whose", "three-profiles"].contains(&name);
+            if comparison || profile {
+                match decides["recommendation"].as_f64() {
+                    Some(top) if top < 900.0 => {}
+                    other => failures.push(format!("{at}: recommendation at {other:?} px")),
+                }
+            }
+            if comparison && width == 1400 {
+                match decides["heat"].as_f64() {
+                    Some(top) if top < 1800.0 => {}
+                    other => failures.push(format!("{at}: heat map at {other:?} px")),
+                }
+            }
+            let letter = |v: &Value| {
+                v.as_str()
+                    .is_some_and(|s| s.len() == 1 && s.chars().all(|c| c.is_ascii_uppercase()))
+            };
+            for key in ["names", "legends"] {
+                if decides[key]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(letter))
+                {
+                    failures.push(format!(
+                        "{at}: a student named by a letter: {}",
+                        decides[key]
+                    ));
+                }
+            }
+            if comparison && decides["names"].as_array().is_none_or(Vec::is_empty) {
+                failures.push(format!("{at}: no standings"));
+            }
+            if let Some(h) = decides["headings"].as_array() {
+                let mut seen = h.clone();
+                seen.dedup();
+                if seen.len() != h.len() || h.iter().any(|x| x == "Classifier profile") {
+                    failures.push(format!("{at}: headings {h:?}"));
+                }
+            }
+            for key in ["short_curves", "crossing", "hidden"] {
+                if decides[key].as_array().is_some_and(|a| !a.is_empty()) {
+                    failures.push(format!("{at}: {key}: {}", decides[key]));
+                }
+            }
+            // At 1400 px no table is wider than its box (a column off-screen).
+            if width == 1400 && layout["clipped"].as_array().is_some_and(|c| !c.is_empty()) {
                 failures.push(format!(
                     "{at}: tables wider than the page: {}",
                     layout["clipped"]

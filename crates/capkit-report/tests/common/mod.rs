@@ -553,6 +553,33 @@ pub fn weighted_families() -> Value {
         .to_json()
 }
 
+/// Issue 36: two students, one abstaining. `shouty` reads "good" and "GOOD" and answers
+/// everything; `careful` reads only "good" but escalates every text with another spelling of
+/// it, so it is the worse student on every text and the better one where it answers: the
+/// recommendation names it as the cascade front.
+pub fn cascade_comparison() -> Value {
+    let suite = SuiteSpec::from_json_str(CLASSIFY_SUITE)
+        .unwrap()
+        .build()
+        .unwrap();
+    let shouty = scenario_student(1);
+    let careful = PerItemFn::new(|t: &str| label(t.contains("good"))).with_decide(|t: &str| {
+        if t.to_lowercase().contains("goo") && !t.contains("good") {
+            Decision::Escalate
+        } else {
+            Decision::Answer(label(t.contains("good")))
+        }
+    });
+    let students: [(&str, &dyn Model); 2] = [
+        ("cmd:python3 students/shouty.py", &shouty),
+        ("cmd:python3 students/careful.py", &careful),
+    ];
+    capture::compare_students(&teacher(), &students, &generated_texts(1000), &suite)
+        .unwrap()
+        .with_teacher(Some("cmd:python3 examples/profile/teacher.py".into()))
+        .to_json()
+}
+
 /// The reviewer's scenario pages, by name.
 pub fn scenario_pages() -> Vec<(&'static str, String)> {
     vec![
@@ -566,6 +593,15 @@ pub fn scenario_pages() -> Vec<(&'static str, String)> {
         (
             "weighted-families",
             page(&[("families.json", weighted_families())]),
+        ),
+        ("cascade", page(&[("cascade.json", cascade_comparison())])),
+        (
+            "three-profiles",
+            page(&[
+                ("a.json", classify_report()),
+                ("b.json", sampled_classify_report()),
+                ("c.json", whose_report()),
+            ]),
         ),
     ]
 }
