@@ -24,8 +24,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// A suite file's suite: its canonical spec (what reports fingerprint), the suite built from it,
-/// and the file it was read from.
+/// A suite file's suite: its canonical spec (what the command line's reports fingerprint and
+/// list as their stages' transforms), the suite built from it, and the file it was read from.
 #[pyclass(name = "SuiteSpec", module = "capkit_rs", frozen)]
 pub(crate) struct PySuiteSpec {
     pub(crate) spec: SuiteSpec,
@@ -36,8 +36,8 @@ pub(crate) struct PySuiteSpec {
 
 impl PySuiteSpec {
     /// Parses and builds `json` through the catalogue, as the command line does; an error is
-    /// prefixed by `origin` (the file) when there is one, and names the entry either way
-    /// (`corruptions[2]: ...`).
+    /// prefixed by the file (`path`) when there is one, else by `suite`, and names the entry
+    /// either way (`corruptions[2]: ...`).
     fn parse(json: &str, path: Option<String>) -> PyResult<PySuiteSpec> {
         let catalogue = Catalogue::standard();
         let refuse = |e: suite_core::Error| {
