@@ -95,15 +95,16 @@ def test_load_suite_profiles_as_the_command_line_does(suite_file):
 
 
 def test_a_suite_file_keeps_what_its_entries_declare(suite_file, tmp_path):
-    """Severity, family and reference reach the report as they do the command line's (a suite of
-    Python transforms has no way to say them)."""
+    """Severity, family, reference, weight and tags reach the report as they do the command
+    line's (a suite of Python transforms has no way to say them), and so do the suite's
+    fingerprint and transforms."""
     s, t = student(), teacher()
     report = capture_profile_report(s, t, TEXTS, load_suite(suite_file))
     cli_report = json.loads(cli_profile(suite_file, "--report"))
-    strip = lambda cs: [{k: v for k, v in c.items() if k not in ("weight", "tags")} for c in cs]  # noqa: E731
-    assert strip(report["suite"]["corruptions"]) == strip(cli_report["suite"]["corruptions"])
+    assert report["suite"] == cli_report["suite"]
     assert report["suite"]["corruptions"][0] == {"name": "glyph", "family": "glyphs", "severity": 2.0}
     assert report["suite"]["corruptions"][1]["reference"] == "teacher_clean"
+    assert report["suite"]["corruptions"][2]["weight"] == 2.0
     for key in ("counts", "profile", "clean", "corruptions", "invariances", "curves", "abstention"):
         assert report[key] == cli_report[key], key
     s.close()

@@ -397,13 +397,10 @@ fn python_transform(f: &Bound<'_, PyAny>, texts: &[String], what: &str) -> PyRes
     }))
 }
 
-/// The attribute of a suite built from a suite file or a `dict` (`load_suite`) holding the
-/// spec it was built from, as JSON: its report describes the suite exactly as the command
-/// line's report of the same file does.
-pub(crate) const SUITE_SPEC_ATTR: &str = "_capkit_suite_spec";
-
 /// The spec of a Python suite, for its report's suite description (fingerprint, transforms,
-/// weights, tags): the spec it was loaded from, else one made of its stages when every stage
+/// weights, tags): a [`PySuiteSpec`]'s own (`load_suite`, `SuiteSpec.from_dict`: its report
+/// describes the suite exactly as the command line's report of the same file does), else one
+/// made of its stages when every stage
 /// is a catalogue transform and every name and probe a `str`; `None` for a suite with Python
 /// callables (its report then carries no fingerprint: nothing identifies a callable).
 /// `reference` is written into it as the command line's `--reference` is.
@@ -416,10 +413,8 @@ pub(crate) fn suite_spec(
         suite_core::SuiteSpec::from_json_str_with(json, catalogue)
             .map_err(|e| PyValueError::new_err(format!("suite spec: {e}")))
     };
-    let mut spec = if let Ok(json) = suite.getattr(SUITE_SPEC_ATTR)
-        && let Ok(json) = json.extract::<String>()
-    {
-        parse(&json)?
+    let mut spec = if let Ok(file) = suite.cast::<PySuiteSpec>() {
+        file.get().spec.clone()
     } else {
         let mut doc = Map::new();
         for section in ["corruptions", "invariances"] {
