@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use capkit_report::{Document, Input, Meta, Source, format::utc_date, render};
+use capkit_report::format::{page_time, utc_date};
+use capkit_report::{Document, Input, Meta, Source, render};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -49,17 +50,8 @@ fn input(item: &Bound<'_, PyAny>, position: usize) -> PyResult<Input> {
 fn file_input(path: &Path) -> PyResult<Input> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| os_error(path, &e, "cannot read"))?;
-    let json: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| PyValueError::new_err(format!("{name}: not JSON: {e}")))?;
-    let document =
-        Document::from_json(&json).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
-    Ok(Input {
-        source: Source {
-            name,
-            blake3: Some(blake3::hash(&bytes).to_hex().to_string()),
-        },
-        document,
-    })
+    Input::from_file_bytes(name.clone(), &bytes)
+        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
 }
 
 /// The inputs: one document (`dict` or path) or an iterable of them, in order.
@@ -85,16 +77,11 @@ fn inputs(documents: &Bound<'_, PyAny>) -> PyResult<Vec<Input>> {
 
 /// Seconds since the epoch: `$SOURCE_DATE_EPOCH` when set (reproducible pages), else the clock.
 fn now() -> PyResult<i64> {
-    match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(s) => s.trim().parse().map_err(|_| {
-            PyValueError::new_err(format!(
-                "SOURCE_DATE_EPOCH must be whole seconds, got {s:?}"
-            ))
-        }),
-        Err(_) => Ok(SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))),
-    }
+    let clock = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let epoch = std::env::var("SOURCE_DATE_EPOCH").ok();
+    page_time(epoch.as_deref(), clock).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 fn page(py: Python<'_>, documents: &Bound<'_, PyAny>) -> PyResult<String> {
