@@ -29,6 +29,14 @@ class Boom(Exception):
     pass
 
 
+# Issue 33: the note a callable's exception gets when the call with the whole list raised it.
+PER_ITEM_HINT = (
+    "capkit called this model once with the whole list of texts (a callable without a `batch` "
+    "method is tried on the batch first, as mixle does); if it takes one text at a time, mark it: "
+    "capkit_rs.per_item(model)"
+)
+
+
 def test_a_model_exception_keeps_its_class_and_gains_side_and_stage():
     def teacher(ts):
         if any(t.isupper() for t in ts):
@@ -39,7 +47,7 @@ def test_a_model_exception_keeps_its_class_and_gains_side_and_stage():
         capture_profile(batch, teacher, ["good one", "bad one"], suite())
     # Issue 21: the message was rewritten in place; now args stay, the context is a PEP 678 note.
     assert err.value.args == ("teacher cannot read capitals",)
-    assert err.value.__notes__ == ["teacher model failed on the corruption `upper`"]
+    assert err.value.__notes__ == [PER_ITEM_HINT, "teacher model failed on the corruption `upper`"]
     assert err.value.__traceback__ is not None
 
 
@@ -52,7 +60,7 @@ def test_a_probe_exception_names_the_probes():
     with pytest.raises(KeyError) as err:
         capture_profile(student, batch, ["good"], suite())
     assert err.value.args == ("none",)
-    assert err.value.__notes__ == ["student model failed on the probes"]
+    assert err.value.__notes__ == [PER_ITEM_HINT, "student model failed on the probes"]
 
 
 @pytest.mark.parametrize(
@@ -79,9 +87,71 @@ def test_a_model_exception_is_the_same_object_args_untouched_notes_never_stacked
             capture_profile(batch, teacher, ["good one"], suite())
         assert err.value is exc
         assert exc.args == args
-        assert exc.__notes__ == ["teacher model failed on the clean texts"]
+        assert exc.__notes__ == [PER_ITEM_HINT, "teacher model failed on the clean texts"]
     if isinstance(exc, OSError):
         assert (exc.errno, exc.filename) == (2, "f.txt")
+
+
+def test_a_per_item_model_raising_on_the_list_is_told_about_per_item():
+    """Issue 33: a callable written for one text dies on the list of texts with its own error;
+    the error stays the object raised, with a note naming `per_item`, which fixes it."""
+    seen = []
+
+    def per_text(text):
+        seen.append(text)
+        return "pos" if text.startswith("good") else "neg"  # a list has no startswith
+
+    with pytest.raises(AttributeError) as err:
+        capture_profile(per_text, batch, ["good one", "bad one"], suite())
+    assert err.value.args == ("'list' object has no attribute 'startswith'",)
+    assert err.value.__notes__[0] == PER_ITEM_HINT
+    assert "per_item" in "\n".join(err.value.__notes__)
+    seen.clear()
+    marked = capkit_rs.per_item(per_text)
+    s = CapabilitySuite(corruptions={"typo_10": keyboard_typo_corruption(0.1)}, probes=["good", "bad"])
+    profile = capture_profile(marked, batch, ["good one", "bad one"], s)
+    assert profile["probes"]["student"] == ["pos", "neg"]
+    assert seen and all(isinstance(t, str) for t in seen), "never called with the list"
+
+
+def test_per_item_calls_one_text_at_a_time_even_when_the_list_would_work():
+    calls = []
+
+    def either(x):
+        calls.append(type(x).__name__)
+        return [batch([t])[0] for t in x] if isinstance(x, list) else batch([x])[0]
+
+    texts = ["good one", "bad one", "good two"]
+    s = CapabilitySuite(corruptions={"typo_10": keyboard_typo_corruption(0.1)})
+    unmarked = capture_profile(either, either, texts, s)
+    assert "list" in calls
+    calls.clear()
+    assert capture_profile(capkit_rs.per_item(either), either, texts, s) == unmarked
+    calls.clear()
+    capture_profile(capkit_rs.per_item(either), capkit_rs.per_item(either), texts, s)
+    assert set(calls) == {"str"}
+
+
+def test_per_item_is_the_callable_marked():
+    import pickle
+
+    class Escalating:
+        def __call__(self, text):
+            return batch([text])[0]
+
+        def decide(self, text):
+            return None
+
+    model = capkit_rs.per_item(Escalating())
+    assert model("good") == "pos" and model.__wrapped__.__class__ is Escalating
+    assert repr(model).startswith("capkit_rs.per_item(<")
+    # Its other attributes are the model's: the decision API still counts.
+    profile = capture_profile(model, batch, ["good one"], CapabilitySuite())
+    assert profile["abstention"]["student_escalation_rate"] == 1.0
+    again = pickle.loads(pickle.dumps(capkit_rs.per_item(batch)))
+    assert isinstance(again, capkit_rs.per_item) and again(["good"]) == ["pos"]
+    with pytest.raises(TypeError, match="per_item takes a callable"):
+        capkit_rs.per_item("not callable")
 
 
 def test_a_raising_transform_names_itself():

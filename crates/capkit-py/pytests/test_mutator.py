@@ -458,6 +458,31 @@ def test_result_lines_equal_capkit_mutator_eval(tmp_path):
         assert normalise_times(py_summary.read_text()) == normalise_times(cli_summary.read_text())
 
 
+def test_out_is_replaced_only_by_a_finished_run(tmp_path):
+    """Issue 33: `run_dataset(out=...)` wrote its lines straight into `out` (an emptied file at the
+    first line, a partial one on failure) though it says it writes as the command line does."""
+    out = tmp_path / "results.jsonl"
+    out.write_text("the previous run\n")
+    seen = []
+
+    def progress(done):
+        # While the run works, `out` is still the previous file; the lines go to a temporary
+        # file beside it.
+        seen.append((out.read_text(), sorted(p for p in os.listdir(tmp_path) if p != "results.jsonl")))
+        if done == 3:
+            raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        mutator.run_dataset(many_cases(6), concurrency=1, out=out, progress=progress)
+    assert {text for text, _ in seen} == {"the previous run\n"}
+    assert any(temps and temps[0].startswith(".results.jsonl.capkit-") for _, temps in seen)
+    assert out.read_text() == "the previous run\n"
+    assert os.listdir(tmp_path) == ["results.jsonl"], "no temporary file is left behind"
+    run = mutator.run_dataset(many_cases(6), concurrency=1, out=out)
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == [r["id"] for r in run.results]
+    assert os.listdir(tmp_path) == ["results.jsonl"]
+
+
 def test_example_dataset_replay_figures(tmp_path):
     run = mutator.run_dataset(EXAMPLE_CASES, out=tmp_path / "r.jsonl")
     s = run.summary
@@ -569,11 +594,15 @@ def test_keyboard_interrupt_stops_the_run_and_leaves_python_usable(tmp_path):
             return "[]"
 
     client = Interrupting()
+    out = tmp_path / "results.jsonl"
+    out.write_text("the previous run\n")
     with pytest.raises(KeyboardInterrupt):
-        mutator.run_dataset(many_cases(200), client, concurrency=1, out=tmp_path / "partial.jsonl")
+        mutator.run_dataset(many_cases(200), client, concurrency=1, out=out)
     assert client.calls < 200, "the rest of the run was cancelled"
-    lines = (tmp_path / "partial.jsonl").read_text().splitlines()
-    assert len(lines) < 200
+    # Issue 33: `out` is written atomically, as `capkit mutator eval --out` writes it: an
+    # interrupted run leaves the previous file as it was, and no partial or temporary one.
+    assert out.read_text() == "the previous run\n"
+    assert os.listdir(tmp_path) == ["results.jsonl"]
     # The interpreter (and the package) still work.
     assert mutator.run_dataset(many_cases(3)).summary["cases"] == 3
 

@@ -91,6 +91,29 @@ def test_classify_report_on_ray_equals_single_process():
     )
 
 
+def test_a_suite_file_on_ray_equals_single_process(tmp_path):
+    """Issue 33: a suite file's suite (`load_suite`) travels to the workers as it is, with what
+    its entries declare (severity, family, reference)."""
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps({
+        "corruptions": [
+            {"name": "glyph", "transform": "homoglyph", "rate": 0.3, "severity": 2, "family": "glyphs"},
+            {"name": "typo", "transform": "keyboard_typo", "rate": 0.2, "reference": "teacher_clean"},
+        ],
+        "invariances": [{"name": "nfkc", "transform": "normalize", "form": "NFKC"}],
+        "probes": ["", "good"],
+    }))
+    spec = capkit_rs.load_suite(path)
+    texts = TEXTS[:600]
+    expected = capkit_rs.capture_profile_report(
+        lambda ts: student_labels(ts), lambda ts: Teacher("good")({"text": ts})["label"], texts, spec
+    )
+    teacher = capkit_ray.model(Teacher, fn_constructor_args=("good",), concurrency=1, batch_size=128)
+    got = capkit_ray.profile(texts, spec, student=student_fn, teacher=teacher, shards=3)
+    assert got == expected
+    assert got["suite"]["corruptions"][1]["reference"] == "teacher_clean"
+
+
 def test_whose_change_examples_and_ledgers_on_ray(tmp_path):
     """Issue 32 on Ray: the whose-change counts and the examples merge to the single process's
     (the report equality above covers them), and each shard writes the single-process ledger of

@@ -28,6 +28,8 @@ mod mutator;
 #[cfg(feature = "python")]
 mod native;
 #[cfg(feature = "python")]
+mod page;
+#[cfg(feature = "python")]
 mod plan;
 #[cfg(feature = "python")]
 mod profile;
@@ -35,6 +37,8 @@ mod profile;
 mod report;
 #[cfg(feature = "python")]
 mod reprs;
+#[cfg(feature = "python")]
+mod suite;
 #[cfg(feature = "python")]
 mod typo;
 
@@ -56,5 +60,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cache::register(m)?;
     files::register(m)?;
     cli::register(m)?;
+    suite::register(m)?;
+    page::register(m)?;
+    m.add_class::<model::PerItem>()?;
     Ok(())
 }

@@ -2,7 +2,9 @@
 //!
 //! Prediction (first match wins): an attribute `batch` → `list(model.batch(texts))`; an attribute
 //! `task` → `list(model.task.batch(texts))`; otherwise the model is called once with the whole list
-//! and, unless that returns a `list`/`tuple` of the right length, once per text. Decisions:
+//! and, unless that returns a `list`/`tuple` of the right length, once per text; a model marked
+//! `per_item(f)` is called once per text only, and an exception from the call with the whole
+//! list gets a note saying so ([`PER_ITEM_HINT`]). Decisions:
 //! `batch_decide(texts)`, else `decide(text)` per text, else no decision API; a decision of exactly
 //! `None` escalates. The profile runs with the GIL released and attaches only around these calls;
 //! a Python exception travels back as the model's error, untouched, so the caller can re-raise it.
@@ -16,6 +18,7 @@ use profile_types::Label;
 use suite_core::{Decision, Model, ModelError, SharedLabel};
 
 use crate::convert::{Converter, LabelMode};
+use crate::errors::with_context;
 
 /// A Python object used as a student or teacher.
 pub(crate) struct PyModel {
@@ -79,18 +82,86 @@ fn to_vec<'py>(out: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
     out.try_iter()?.collect()
 }
 
-/// Upstream's predict dispatch over any Python list of inputs (texts, or raw probes).
+/// The note a model's exception gets when it was raised by the call with the whole list of texts:
+/// a callable written for one text often fails there, with a message of its own that says
+/// nothing about batches.
+pub(crate) const PER_ITEM_HINT: &str = "capkit called this model once with the whole list of \
+    texts (a callable without a `batch` method is tried on the batch first, as mixle does); if \
+    it takes one text at a time, mark it: capkit_rs.per_item(model)";
+
+/// `per_item(f)`: `f` marked as a per-item model, called with one text (or probe) at a time and
+/// never with a list. Calling the wrapper calls `f`; its other attributes (`decide`, ...) are
+/// `f`'s.
+#[pyclass(name = "per_item", module = "capkit_rs", frozen)]
+pub(crate) struct PerItem {
+    f: Py<PyAny>,
+}
+
+#[pymethods]
+impl PerItem {
+    #[new]
+    fn new(f: &Bound<'_, PyAny>) -> PyResult<PerItem> {
+        if !f.is_callable() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "per_item takes a callable (a model called with one text), got {}",
+                crate::convert::type_name(f)
+            )));
+        }
+        Ok(PerItem {
+            f: f.clone().unbind(),
+        })
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.f.bind(py).call(args, kwargs)
+    }
+
+    /// The callable marked.
+    #[getter]
+    fn __wrapped__(&self, py: Python<'_>) -> Py<PyAny> {
+        self.f.clone_ref(py)
+    }
+
+    fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        self.f.bind(py).getattr(name)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("capkit_rs.per_item({})", self.f.bind(py).repr()?))
+    }
+
+    /// Pickling support (Ray workers): marked again on the other side.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
+        let cls = py.get_type::<PerItem>().into_any();
+        Ok((cls, (self.f.clone_ref(py),)))
+    }
+}
+
+/// Upstream's predict dispatch over any Python list of inputs (texts, or raw probes); a model
+/// marked [`PerItem`] is called once per input.
 pub(crate) fn predict<'py>(
     model: &Bound<'py, PyAny>,
     inputs: &Bound<'py, PyList>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if let Ok(marked) = model.cast::<PerItem>() {
+        let f = marked.get().f.bind(model.py());
+        return inputs.iter().map(|item| f.call1((item,))).collect();
+    }
     if model.hasattr("batch")? {
         return to_vec(&model.call_method1("batch", (inputs,))?);
     }
     if model.hasattr("task")? {
         return to_vec(&model.getattr("task")?.call_method1("batch", (inputs,))?);
     }
-    let first = model.call1((inputs,))?;
+    let first = model
+        .call1((inputs,))
+        .map_err(|e| with_context(model.py(), e, PER_ITEM_HINT))?;
     let is_sequence = first.is_instance_of::<PyList>() || first.is_instance_of::<PyTuple>();
     if is_sequence && first.len()? == inputs.len() {
         return to_vec(&first);

@@ -16,6 +16,7 @@ use crate::adapters::model_of;
 use crate::convert::{LabelMode, fields_of, str_form, texts_of, to_record, type_name};
 use crate::errors::{capture_error, extractive_error, with_context};
 use crate::model::{SharedBatch, predict};
+use crate::suite::PySuiteSpec;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTransform>()?;
@@ -104,6 +105,16 @@ fn from_catalogue(spec: Map<String, Value>) -> PyResult<(Transform, Map<String, 
 }
 
 impl PyTransform {
+    /// A transform a suite file built (`name` with canonical `params`, and whatever the entry
+    /// declared, such as its severity): it runs as built, and pickles as its catalogue spec.
+    pub(crate) fn built(inner: Transform, name: &str, params: &Map<String, Value>) -> PyTransform {
+        PyTransform {
+            inner,
+            repr: catalogue_repr(name, params),
+            spec: Rebuild::Spec(spec_of(name, params.clone())),
+        }
+    }
+
     fn new(spec: Rebuild, repr: impl Into<String>) -> PyResult<PyTransform> {
         let (inner, spec) = match spec {
             Rebuild::Spec(spec) => {
@@ -144,12 +155,17 @@ fn _catalogue_transform(name: &str, params: &str) -> PyResult<PyTransform> {
     let canonical = Catalogue::standard()
         .canonical_params(name, params)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let args: Vec<String> = canonical
+    let repr = catalogue_repr(name, &canonical);
+    PyTransform::new(Rebuild::Spec(spec_of(name, canonical)), repr)
+}
+
+/// `capkit_rs.transforms.NAME(k=v, ...)`: how a catalogue transform shows itself.
+fn catalogue_repr(name: &str, params: &Map<String, Value>) -> String {
+    let args: Vec<String> = params
         .iter()
         .map(|(k, v)| format!("{k}={}", py_literal(v)))
         .collect();
-    let repr = format!("capkit_rs.transforms.{name}({})", args.join(", "));
-    PyTransform::new(Rebuild::Spec(spec_of(name, canonical)), repr)
+    format!("capkit_rs.transforms.{name}({})", args.join(", "))
 }
 
 /// A JSON value as a Python literal (for reprs).
@@ -381,13 +397,10 @@ fn python_transform(f: &Bound<'_, PyAny>, texts: &[String], what: &str) -> PyRes
     }))
 }
 
-/// The attribute of a suite built from a suite file or a `dict` (`load_suite`) holding the
-/// spec it was built from, as JSON: its report describes the suite exactly as the command
-/// line's report of the same file does.
-pub(crate) const SUITE_SPEC_ATTR: &str = "_capkit_suite_spec";
-
 /// The spec of a Python suite, for its report's suite description (fingerprint, transforms,
-/// weights, tags): the spec it was loaded from, else one made of its stages when every stage
+/// weights, tags): a [`PySuiteSpec`]'s own (`load_suite`, `SuiteSpec.from_dict`: its report
+/// describes the suite exactly as the command line's report of the same file does), else one
+/// made of its stages when every stage
 /// is a catalogue transform and every name and probe a `str`; `None` for a suite with Python
 /// callables (its report then carries no fingerprint: nothing identifies a callable).
 /// `reference` is written into it as the command line's `--reference` is.
@@ -400,10 +413,8 @@ pub(crate) fn suite_spec(
         suite_core::SuiteSpec::from_json_str_with(json, catalogue)
             .map_err(|e| PyValueError::new_err(format!("suite spec: {e}")))
     };
-    let mut spec = if let Ok(json) = suite.getattr(SUITE_SPEC_ATTR)
-        && let Ok(json) = json.extract::<String>()
-    {
-        parse(&json)?
+    let mut spec = if let Ok(file) = suite.cast::<PySuiteSpec>() {
+        file.get().spec.clone()
     } else {
         let mut doc = Map::new();
         for section in ["corruptions", "invariances"] {
@@ -469,6 +480,9 @@ pub(crate) fn named_suite<'py>(
     suite: &Bound<'py, PyAny>,
     texts: &[String],
 ) -> PyResult<NamedSuite<'py>> {
+    if let Ok(file) = suite.cast::<PySuiteSpec>() {
+        return file_suite(file.get(), suite.py());
+    }
     let mut out = CapabilitySuite::new();
     let mut names: [Vec<Bound<'py, PyAny>>; 2] = [Vec::new(), Vec::new()];
     let mut entries = [Vec::new(), Vec::new()];
@@ -505,6 +519,34 @@ pub(crate) fn named_suite<'py>(
         rust: out,
         probes,
         names,
+    })
+}
+
+/// A suite file's suite, as built: its transforms keep what the file declared (severities,
+/// families, references), which a suite rebuilt from its Python transforms would lose.
+fn file_suite<'py>(file: &PySuiteSpec, py: Python<'py>) -> PyResult<NamedSuite<'py>> {
+    let strs = |names: Vec<&str>| -> Vec<Bound<'py, PyAny>> {
+        names
+            .into_iter()
+            .map(|n| PyString::new(py, n).into_any())
+            .collect()
+    };
+    // The probes travel as the list, as a Python suite's do (the callers decide whether the
+    // Rust suite asks them).
+    let mut rust = CapabilitySuite::new();
+    for (name, t) in file.built.corruptions() {
+        rust.add_corruption(name, t.clone());
+    }
+    for (name, t) in file.built.invariances() {
+        rust.add_invariance(name, t.clone());
+    }
+    Ok(NamedSuite {
+        rust,
+        probes: PyList::new(py, file.built.probes())?,
+        names: [
+            strs(file.built.corruption_names().collect()),
+            strs(file.built.invariance_names().collect()),
+        ],
     })
 }
 

@@ -18,6 +18,12 @@ pub enum Error {
     /// A report or comparison that `profile-stats` refuses (format, shape, inconsistent counts).
     #[error(transparent)]
     Stats(#[from] profile_stats::Error),
+    /// A document file that is not JSON ([`crate::Input::from_file_bytes`]).
+    #[error("not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// `SOURCE_DATE_EPOCH` is not whole seconds ([`crate::format::page_time`]).
+    #[error("SOURCE_DATE_EPOCH must be whole seconds, got {0:?}")]
+    SourceDateEpoch(String),
     /// A field of the document is malformed.
     #[error("{at}: {message}")]
     Invalid {

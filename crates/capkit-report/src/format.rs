@@ -218,6 +218,27 @@ pub fn pair_verdict(
     }
 }
 
+/// When a page is generated, in seconds since the epoch: `source_date_epoch` (the value of
+/// `$SOURCE_DATE_EPOCH`, for reproducible pages) when given, else `now`.
+///
+/// ```
+/// use capkit_report::format::page_time;
+///
+/// assert_eq!(page_time(Some(" 1700000000\n"), 5)?, 1_700_000_000);
+/// assert_eq!(page_time(None, 5)?, 5);
+/// assert!(page_time(Some("soon"), 5).is_err());
+/// # Ok::<(), capkit_report::Error>(())
+/// ```
+pub fn page_time(source_date_epoch: Option<&str>, now: i64) -> Result<i64, crate::Error> {
+    match source_date_epoch {
+        Some(s) => s
+            .trim()
+            .parse()
+            .map_err(|_| crate::Error::SourceDateEpoch(s.to_owned())),
+        None => Ok(now),
+    }
+}
+
 /// A Unix time (seconds) as `YYYY-MM-DD HH:MM UTC` (proleptic Gregorian calendar).
 pub fn utc_date(unix_seconds: i64) -> String {
     let days = unix_seconds.div_euclid(86_400);

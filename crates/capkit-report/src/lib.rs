@@ -28,7 +28,10 @@
 //! the teacher's own change beside the student's, who moved on each new disagreement (a
 //! stacked bar) and the example texts of each stage and kind; typo scores per task with rules
 //! and tables in separate sections. This crate does no I/O and depends on no capkit crate
-//! but `profile-types` and `profile-stats`; `capkit report` reads the files and writes the page.
+//! but `profile-types` and `profile-stats`; `capkit report` and Python's `render_html` read the
+//! files and write the page, both through [`Input::from_file_bytes`] (a file's bytes as a
+//! document with its source) and [`format::page_time`] (the page's date, `SOURCE_DATE_EPOCH`
+//! first), so their pages of the same files are the same bytes.
 //!
 //! ```
 //! use capkit_report::serde_json::json;

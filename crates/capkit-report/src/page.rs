@@ -16,6 +16,24 @@ pub struct Input {
     pub document: Document,
 }
 
+impl Input {
+    /// A document file as `capkit report` reads it: `bytes` parsed as JSON and recognised
+    /// ([`Document::from_json`]); its source is `name` (the path as given) and the blake3 of
+    /// the bytes. The command line and the Python package read their inputs through this, so
+    /// their pages of the same files are the same bytes.
+    pub fn from_file_bytes(name: impl Into<String>, bytes: &[u8]) -> Result<Input, crate::Error> {
+        let json: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(crate::Error::NotJson)?;
+        Ok(Input {
+            source: Source {
+                name: name.into(),
+                blake3: Some(blake3::hash(bytes).to_hex().to_string()),
+            },
+            document: Document::from_json(&json)?,
+        })
+    }
+}
+
 /// What the page says about itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Meta {

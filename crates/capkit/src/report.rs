@@ -7,8 +7,7 @@ use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, anyhow};
-use capkit_report::{Document, Input, Meta, Source, format::utc_date, render};
-use serde_json::Value;
+use capkit_report::{Input, Meta, format::utc_date, render};
 
 /// Arguments of `capkit report`.
 #[derive(Debug, clap::Args)]
@@ -32,16 +31,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     for path in &args.inputs {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
-        let json: Value =
-            serde_json::from_slice(&bytes).map_err(|e| anyhow!("{name}: not JSON: {e}"))?;
-        let document = Document::from_json(&json).map_err(|e| anyhow!("{name}: {e}"))?;
-        inputs.push(Input {
-            source: Source {
-                name,
-                blake3: Some(blake3::hash(&bytes).to_hex().to_string()),
-            },
-            document,
-        });
+        // One rule for reading a document, the Python package's `render_html` too.
+        let input =
+            Input::from_file_bytes(name.clone(), &bytes).map_err(|e| anyhow!("{name}: {e}"))?;
+        inputs.push(input);
     }
     let html = render(&inputs, &Meta::new(utc_date(now()?)));
     match &args.out {
@@ -60,15 +53,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Seconds since the epoch: `$SOURCE_DATE_EPOCH` when set (reproducible pages), else the clock.
+/// Seconds since the epoch: `$SOURCE_DATE_EPOCH` when set (reproducible pages), else the clock
+/// (`capkit_report::format::page_time`, the Python package's rule too).
 fn now() -> anyhow::Result<i64> {
-    match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(s) => s
-            .trim()
-            .parse()
-            .map_err(|_| anyhow!("SOURCE_DATE_EPOCH must be whole seconds, got {s:?}")),
-        Err(_) => Ok(SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))),
-    }
+    let clock = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let epoch = std::env::var("SOURCE_DATE_EPOCH").ok();
+    Ok(capkit_report::format::page_time(epoch.as_deref(), clock)?)
 }

@@ -13,7 +13,10 @@ callable still works as a corruption or invariance.
 Beyond mixle: :func:`capture_profile_report` / :func:`extractive_profile_report` return the
 counts behind a profile with intervals, paired tests and severity curves (the JSON of
 ``capkit profile --report``), :func:`merge_reports` adds reports over other texts, and
-:func:`compare_students` runs several students against one teacher. Real models (the
+:func:`compare_students` runs several students against one teacher; :func:`render_html` /
+:func:`write_html` make the page of ``capkit report``, :func:`load_suite` reads the suite
+files of ``capkit profile --suite``, and :func:`per_item` marks a model called one text at a
+time. Real models (the
 ``cmd:``, ``http:``, ``openai:`` and ``file:`` models of ``capkit profile``, cached on disk) are in
 :mod:`capkit_rs.models` (the cache's upkeep in :mod:`capkit_rs.cache`), the transform catalogue (every perturbation suite files name, as
 factories: ``transforms.homoglyph(rate=0.1)``) in :mod:`capkit_rs.transforms`, typo tasks in
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List
 
 from ._native import (
+    SuiteSpec,
     Transform,
     __version__,
     capture_profile,
@@ -37,15 +41,20 @@ from ._native import (
     extractive_capture_profile,
     extractive_profile_report,
     keyboard_typo_corruption,
+    load_suite,
     merge_reports,
+    per_item,
+    render_html,
     validate_extraction_schema,
     whitespace_invariance,
+    write_html,
     write_report,
 )
 from . import transforms
 
 __all__ = [
     "CapabilitySuite",
+    "SuiteSpec",
     "Transform",
     "__version__",
     "capture_profile",
@@ -55,10 +64,14 @@ __all__ = [
     "extractive_capture_profile",
     "extractive_profile_report",
     "keyboard_typo_corruption",
+    "load_suite",
     "merge_reports",
+    "per_item",
+    "render_html",
     "transforms",
     "validate_extraction_schema",
     "whitespace_invariance",
+    "write_html",
     "write_report",
 ]
 

@@ -57,10 +57,68 @@ case_jitter_invariance: Transform
 whitespace_invariance: Transform
 """Python's ``" ".join(text.split())``."""
 
-class _Suite(Protocol):
+class _SuiteRecord(Protocol):
     corruptions: Dict[Any, Callable[[str], str]]
     invariances: Dict[Any, Callable[[str], str]]
     probes: List[Any]
+
+@final
+class SuiteSpec:
+    """The suite a suite file describes (``capkit profile --suite FILE``), built by the transform
+    catalogue with every entry's declared severity, family and reference; accepted wherever a
+    ``CapabilitySuite`` is. Made by :func:`load_suite` or :meth:`from_dict`."""
+
+    @staticmethod
+    def from_dict(d: Dict[str, Any]) -> SuiteSpec:
+        """The suite a suite file holding ``d`` describes (``{"corruptions": [{"name",
+        "transform", ...parameters}], "invariances": [...], "probes": [...]}``); a
+        ``ValueError`` names the entry that is wrong (``corruptions[1]: ...``)."""
+    @property
+    def corruptions(self) -> Dict[str, Transform]:
+        """The corruptions, mildest first, as built."""
+    @property
+    def invariances(self) -> Dict[str, Transform]:
+        """The invariances, as built."""
+    @property
+    def probes(self) -> List[str]:
+        """The probes."""
+    @property
+    def path(self) -> Optional[str]:
+        """The file it was read from (``None``: made from a ``dict``)."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The canonical spec (every parameter written out), which :meth:`from_dict` reads back."""
+    def to_json(self) -> str:
+        """The canonical spec as a suite file's (indented) JSON."""
+    def __eq__(self, other: object, /) -> bool: ...
+
+_Suite = Union[_SuiteRecord, SuiteSpec]
+
+def load_suite(path: _PathLike) -> SuiteSpec:
+    """The suite the suite file at ``path`` describes, as ``capkit profile --suite path`` builds it.
+    An unreadable file is an ``OSError``; a bad entry a ``ValueError`` naming the file and the entry
+    (``suite.json: corruptions[1]: ...``)."""
+
+@final
+class per_item:
+    """Marks ``f`` as a per-item model: profiles call it with one text (or probe) at a time, never
+    with the list of texts. Calling the mark calls ``f``; its other attributes are ``f``'s."""
+
+    def __new__(cls, f: Callable[..., Any]) -> Self: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        """The callable marked."""
+
+_Document = Union[Dict[str, Any], _PathLike]
+
+def render_html(documents: Union[_Document, Iterable[_Document]]) -> str:
+    """The self-contained HTML page ``capkit report`` makes: one profile report, comparison or typo
+    score report, or a list of them (in order), each a ``dict`` or the path of its JSON file. The
+    same files and ``SOURCE_DATE_EPOCH`` give the command line's page byte for byte; a ``dict`` is
+    shown as ``document N``."""
+
+def write_html(path: _PathLike, documents: Union[_Document, Iterable[_Document]]) -> None:
+    """:func:`render_html`'s page written to ``path`` atomically, as ``capkit report --out`` writes it."""
 
 def capture_profile(student: Any, teacher: Any, texts: Iterable[Any], suite: _Suite) -> Dict[str, Any]:
     """Classifier capture profile, exactly as mixle's ``capture_profile`` returns it.

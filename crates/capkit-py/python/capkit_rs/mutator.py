@@ -506,10 +506,12 @@ def run_dataset(
     client's ``generate`` may be sync or ``async`` (an async client's coroutines share one event
     loop). One failing case never stops the others: it becomes an error line.
 
-    ``out`` receives one result per line as the results come, byte for byte the lines of
-    ``capkit mutator eval --out``; ``summary_out`` the aggregate as JSON. ``progress(n)`` is called
-    with the number of finished cases. Ctrl-C stops the run (the finished prefix stays in
-    ``out``) and raises ``KeyboardInterrupt``.
+    ``out`` receives one result per line, byte for byte the lines of ``capkit mutator eval
+    --out``, written as the results come to a temporary file beside it that replaces ``out`` only
+    when the run is complete (as the command line writes it): a failed or interrupted run leaves
+    the previous file as it was and no partial one. ``summary_out`` receives the aggregate as
+    JSON. ``progress(n)`` is called with the number of finished cases. Ctrl-C stops the run and
+    raises ``KeyboardInterrupt``.
     """
     if client is not None and _is_async(getattr(client, "generate", None)):
         return _run_sync(

@@ -1,9 +1,9 @@
 //! The evaluator, the LLM mutator, the dataset runner, reply parsing and the prompt.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use outfile::{CommitError, Staged};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -361,14 +361,19 @@ fn py_run_dataset<'py>(
             type_name(c.bind(py))
         )));
     }
-    // Results are written as they come, in dataset order, as the command line does: an
-    // interrupted run keeps every finished prefix.
-    let mut writer = match &out {
-        Some(p) => Some(BufWriter::new(
-            File::create(p).map_err(|e| os_error(p, &e, "cannot create"))?,
-        )),
+    // Results are written as they come, in dataset order, as the command line does, to a
+    // temporary file beside `out` that is renamed over it only when the run is complete: an
+    // interrupted or failed run leaves the previous file as it was and no partial one.
+    let mut staged = match &out {
+        Some(p) => {
+            outfile::sweep(outfile::parent_dir(p), &file_name(p));
+            Some(Staged::create(p).map_err(|e| {
+                os_error(outfile::parent_dir(p), &e, "cannot create a temporary file")
+            })?)
+        }
         None => None,
     };
+    let mut writer = staged.as_mut().map(|s| BufWriter::new(s.as_file_mut()));
     let calls = Calls::default();
     let py_client = client.as_ref().map(|c| PyClient {
         client: c,
@@ -417,7 +422,9 @@ fn py_run_dataset<'py>(
                 }
             });
     });
-    let flushed = writer.as_mut().map(Write::flush).transpose();
+    let flushed = writer
+        .map(|w| w.into_inner().map(drop).map_err(|e| e.into_error()))
+        .transpose();
     if let Some(abort) = calls.take_abort() {
         return Err(abort);
     }
@@ -429,6 +436,12 @@ fn py_run_dataset<'py>(
         .unwrap_or_else(|e| e.into_inner())
     {
         return Err(e);
+    }
+    if let (Some(p), Some(staged)) = (&out, staged) {
+        staged.commit(p).map_err(|e| match e {
+            CommitError::Sync(e) => os_error(p, &e, "cannot write"),
+            CommitError::Rename(e) => os_error(p, &e, "cannot rename the finished file into place"),
+        })?;
     }
     let summary = summary.finish();
     if let Some(p) = &summary_out {
@@ -442,6 +455,12 @@ fn py_run_dataset<'py>(
         list.append(json_py(py, r)?)?;
     }
     Ok((list, json_py(py, &summary)?))
+}
+
+/// A destination's file name, as its temporary files carry it.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| "out".to_owned(), |n| n.to_string_lossy().into_owned())
 }
 
 /// One result line, exactly as `capkit mutator eval --out` writes it.
