@@ -10,7 +10,7 @@
 //! * [`job`] — profile and comparison runs over any `Model`, and their report files.
 //! * [`envelope`] — the report file: the counts document and its envelope (`fields`, `texts`,
 //!   `run`, `runs`), read and written in one place.
-//! * [`merge`] — merging shards' report files, refusing a shard given twice (or dropping it).
+//! * [`mod@merge`] — merging shards' report files, refusing a shard given twice (or dropping it).
 //! * [`typo`] — typo-task jobs: the name corpus `emit` reads, scoring predictions against a
 //!   corpus.
 //!
