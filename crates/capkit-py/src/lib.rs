@@ -40,6 +40,8 @@ mod reprs;
 #[cfg(feature = "python")]
 mod suite;
 #[cfg(feature = "python")]
+mod transform;
+#[cfg(feature = "python")]
 mod typo;
 
 #[cfg(feature = "python")]

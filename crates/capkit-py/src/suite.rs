@@ -15,7 +15,7 @@ use transforms::Catalogue;
 
 use crate::convert::{to_py, to_value};
 use crate::files::os_error;
-use crate::profile::PyTransform;
+use crate::transform::PyTransform;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySuiteSpec>()?;
