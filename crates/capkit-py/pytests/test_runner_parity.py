@@ -143,3 +143,40 @@ def test_the_wheel_installs_the_capkit_command() -> None:
     assert ours.stdout == theirs.stdout and ours.stdout.startswith(b"{")
     usage = subprocess.run([str(script), "profile", "no-such-command"], capture_output=True)
     assert usage.returncode == 2 and b"unrecognized subcommand" in usage.stderr
+
+
+def test_progress_is_told_by_the_engine_in_python_too() -> None:
+    """`progress=` gets the engine's events (side, model, stage, texts), as the command line's
+    progress lines do; an exception it raises stops the profile with that very object."""
+    suite = capkit_rs.CapabilitySuite(
+        corruptions={"typo": capkit_rs.transforms.keyboard_typo(rate=0.3)},
+        invariances={"case": capkit_rs.case_jitter_invariance},
+        probes=[],
+    )
+    student = lambda texts: ["pos" if "good" in t else "neg" for t in texts]  # noqa: E731
+    teacher = lambda texts: ["pos" if "good" in t.lower() else "neg" for t in texts]  # noqa: E731
+    events = []
+    capkit_rs.capture_profile_report(
+        student, teacher, ["good food", "bad"], suite, student_name="s", progress=events.append
+    )
+    told = {(e["side"], e["stage"]) for e in events}
+    assert ("student", "clean texts") in told and ("teacher", "clean texts") in told
+    assert ("student", "corruption `typo`") in told and ("student", "invariance `case`") in told
+    assert all(e["texts"] >= 1 for e in events)
+    assert {e["model"] for e in events if e["side"] == "student"} == {"s"}
+
+    comparison_events = []
+    capkit_rs.compare_students(
+        teacher, {"a": student, "b": student}, ["good food", "bad"], suite,
+        progress=comparison_events.append,
+    )
+    assert {e["model"] for e in comparison_events if e["side"] == "student"} == {"a", "b"}
+
+    class Stop(Exception):
+        pass
+
+    def stop(event):
+        raise Stop(event["stage"])
+
+    with pytest.raises(Stop):
+        capkit_rs.capture_profile_report(student, teacher, ["good food"], suite, progress=stop)

@@ -34,6 +34,8 @@ mod plan;
 #[cfg(feature = "python")]
 mod profile;
 #[cfg(feature = "python")]
+mod progress;
+#[cfg(feature = "python")]
 mod report;
 #[cfg(feature = "python")]
 mod reprs;

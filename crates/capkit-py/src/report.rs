@@ -7,13 +7,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use profile_stats::{Settings, Task};
-use suite_core::{CapabilitySuite, Model, SuiteSpec, TeacherSample};
+use suite_core::{CapabilitySuite, Model, Side, SuiteSpec, TeacherSample};
 
 use crate::adapters::{model_of, spec_of};
 use crate::convert::{LabelMode, fields_of, texts_of, to_py, to_value, type_name};
 use crate::errors::runner_error;
 use crate::model::SharedBatch;
 use crate::profile::{rust_suite, suite_spec};
+use crate::progress::Announced;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capture_profile_report, m)?)?;
@@ -134,7 +135,7 @@ fn reference_of(reference: Option<&str>) -> PyResult<Option<suite_core::Referenc
 /// atomically, as `capkit profile classify --ledger` writes it); `reference`:
 /// ``"teacher_clean"`` or ``"teacher_transformed"`` for every corruption's headline.
 #[pyfunction]
-#[pyo3(signature = (student, teacher, texts, suite, *, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, ledger = None, reference = None))]
+#[pyo3(signature = (student, teacher, texts, suite, *, student_name = None, teacher_name = None, level = 0.95, break_even = 0.9, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, ledger = None, reference = None, progress = None))]
 #[allow(clippy::too_many_arguments)]
 fn capture_profile_report<'py>(
     py: Python<'py>,
@@ -152,6 +153,7 @@ fn capture_profile_report<'py>(
     examples: usize,
     ledger: Option<std::path::PathBuf>,
     reference: Option<&str>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
     let mut rust = report_suite(suite, &texts, true)?;
@@ -167,8 +169,20 @@ fn capture_profile_report<'py>(
     }
     let settings = settings_of(level, break_even)?;
     let batches = SharedBatch::default();
-    let s = model_of(student, LabelMode::StrForm, &batches)?;
-    let t = model_of(teacher, LabelMode::StrForm, &batches)?;
+    let student_name = student_name.or_else(|| spec_of(student));
+    let teacher_name = teacher_name.or_else(|| spec_of(teacher));
+    let s = Announced::new(
+        model_of(student, LabelMode::StrForm, &batches)?,
+        Side::Student,
+        student_name.clone(),
+        progress,
+    );
+    let t = Announced::new(
+        model_of(teacher, LabelMode::StrForm, &batches)?,
+        Side::Teacher,
+        teacher_name.clone(),
+        progress,
+    );
     let job = runner::ProfileJob {
         task: Task::Classify,
         fields: &[],
@@ -202,8 +216,8 @@ fn capture_profile_report<'py>(
     // An adapter model is named by its spec, as `capkit profile --report` names it.
     let file = runner::job::report_file(
         output,
-        student_name.or_else(|| spec_of(student)),
-        teacher_name.or_else(|| spec_of(teacher)),
+        student_name,
+        teacher_name,
         settings,
         envelope(spec.as_ref(), &texts),
     );
@@ -349,7 +363,7 @@ fn write_report(path: std::path::PathBuf, report: &Bound<'_, PyAny>) -> PyResult
 /// `teacher_name`: the teacher's name in the comparison and every student's report (an adapter
 /// model is named by its spec without it).
 #[pyfunction]
-#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, reference = None, aliases = None, teacher_name = None, level = 0.95, break_even = 0.9))]
+#[pyo3(signature = (teacher, students, texts, suite, *, fields = None, teacher_sample = None, teacher_budget = None, teacher_seed = 0, examples = 5, reference = None, aliases = None, teacher_name = None, level = 0.95, break_even = 0.9, progress = None))]
 #[allow(clippy::too_many_arguments)]
 fn compare_students<'py>(
     py: Python<'py>,
@@ -367,6 +381,7 @@ fn compare_students<'py>(
     teacher_name: Option<String>,
     level: f64,
     break_even: f64,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_of(texts)?;
     let reference = reference_of(reference)?;
@@ -388,7 +403,12 @@ fn compare_students<'py>(
     let extract = fields.is_some();
     let design = teacher_design(py, options, extract, stage_count(&rust), texts.len() as u64)?;
     let batches = SharedBatch::default();
-    let t = model_of(teacher, mode, &batches)?;
+    let t = Announced::new(
+        model_of(teacher, mode, &batches)?,
+        Side::Teacher,
+        teacher_name.clone(),
+        progress,
+    );
     let mut models = Vec::with_capacity(students.len());
     for (name, model) in students.iter() {
         let name = name
@@ -396,7 +416,13 @@ fn compare_students<'py>(
             .map_err(|_| PyTypeError::new_err("students must map str names to models"))?
             .to_cow()?
             .into_owned();
-        models.push((name, model_of(&model, mode, &batches)?));
+        let announced = Announced::new(
+            model_of(&model, mode, &batches)?,
+            Side::Student,
+            Some(name.clone()),
+            progress,
+        );
+        models.push((name, announced));
     }
     // Built inside the detached closure: `&dyn Model` is not `Sync`, the models are.
     let named = || -> Vec<(&str, &dyn Model)> {

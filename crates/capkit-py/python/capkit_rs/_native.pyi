@@ -243,6 +243,7 @@ def capture_profile_report(
     examples: int = 5,
     ledger: Optional[Union[str, "os.PathLike[str]"]] = None,
     reference: Optional[str] = None,
+    progress: Optional[Callable[[Dict[str, Any]], Any]] = None,
 ) -> Dict[str, Any]:
     """The counts behind ``capture_profile`` with every figure derived from them (Wilson intervals,
     McNemar score tests with Tango intervals, Holm-adjusted, severity curves): the ``capkit-profile-report/1``
@@ -252,7 +253,9 @@ def capture_profile_report(
     needing them are prediction-powered (PPI++) estimates with intervals. ``examples``: example
     texts per stage and kind of outcome (0: none); ``ledger``: the per-text ledger's path (JSONL,
     written atomically); ``reference``: ``"teacher_clean"`` or ``"teacher_transformed"`` for
-    every corruption's headline."""
+    every corruption's headline; ``progress``: a callable told before each model call
+    ``{"side", "model", "stage", "texts"}`` (the stage as the engine names it, e.g.
+    ``"corruption `typo_05`"``); an exception it raises stops the profile."""
 
 def extractive_profile_report(
     student: Any,
@@ -299,9 +302,11 @@ def compare_students(
     teacher_name: Optional[str] = None,
     level: float = 0.95,
     break_even: float = 0.9,
+    progress: Optional[Callable[[Dict[str, Any]], Any]] = None,
 ) -> Dict[str, Any]:
     """Several students against one teacher (the teacher's answers computed once): each student's
     report and, for every pair, McNemar score tests and Tango intervals of the differences (Holm-adjusted).
     ``teacher_sample`` / ``teacher_budget`` as for ``capture_profile_report`` (classifiers only).
     ``aliases``: ``{alias: student name}`` short names for pages and gates (others A, B, C…);
-    ``teacher_name``: the teacher's name (an adapter model's spec without it)."""
+    ``teacher_name``: the teacher's name (an adapter model's spec without it); ``progress`` as
+    for ``capture_profile_report`` (``model``: the student's name)."""
