@@ -64,19 +64,7 @@ pub(crate) fn run(args: &BreakdownArgs) -> anyhow::Result<ExitCode> {
     let breakdown =
         slices::breakdown::breakdown(BufReader::new(file), &name, &dimensions, args.top, level)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut bytes = serde_json::to_vec_pretty(&breakdown)?;
-    bytes.push(b'\n');
-    let table = table(&breakdown);
-    match &args.out {
-        Some(out) => {
-            crate::outfile::write(out, "--out", &bytes)?;
-            super::output::write(None, table.as_bytes())?;
-        }
-        None => {
-            super::output::write(None, &bytes)?;
-            eprint!("{table}");
-        }
-    }
+    super::output::write_json_and_table(args.out.as_deref(), &breakdown, &table(&breakdown))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -67,19 +67,7 @@ pub(crate) fn run(args: &SlicesArgs) -> anyhow::Result<ExitCode> {
     // Opened once up front, so a missing file is named as such rather than as a read error.
     open().with_context(|| format!("{name}: cannot open"))?;
     let report = slices::find_slices(open, &name, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut bytes = serde_json::to_vec_pretty(&report)?;
-    bytes.push(b'\n');
-    let table = table(&report);
-    match &args.out {
-        Some(out) => {
-            crate::outfile::write(out, "--out", &bytes)?;
-            super::output::write(None, table.as_bytes())?;
-        }
-        None => {
-            super::output::write(None, &bytes)?;
-            eprint!("{table}");
-        }
-    }
+    super::output::write_json_and_table(args.out.as_deref(), &report, &table(&report))?;
     Ok(ExitCode::SUCCESS)
 }
 
